@@ -1,0 +1,35 @@
+"""brahmic_pua: tokenization that never splits a Brahmic cluster.
+
+Pipeline: orthography (classes, ⊸, fixToken) → segment (clusters) → codec (cluster ↔ PUA).
+"""
+
+from brahmic_pua.codec import CodecFileError, PUACodec
+from brahmic_pua.orthography import (
+    SCRIPT_NAMES,
+    UNICODE_VERSION,
+    CharClass,
+    can_follow,
+    classify,
+    combine,
+    fix_token,
+    is_valid_token,
+)
+from brahmic_pua.segment import POLICIES, asr_normalize, segment
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "POLICIES",
+    "SCRIPT_NAMES",
+    "UNICODE_VERSION",
+    "CharClass",
+    "CodecFileError",
+    "PUACodec",
+    "asr_normalize",
+    "can_follow",
+    "classify",
+    "combine",
+    "fix_token",
+    "is_valid_token",
+    "segment",
+]

@@ -1,0 +1,38 @@
+"""Every valid fixtoken cluster of a script, so a codec covers them whatever its corpus held.
+
+A cluster's canonical shape is a starter, an optional nukta, then one ending: nothing; a virama
+(optionally + ZWJ or ZWNJ); a dependent vowel (optionally + a bindu or visarga); or a bindu or
+visarga. Stacked signs, Vedic accents and Myanmar/Tibetan medial stacks are valid too, but there
+are too many of them to enumerate; they get codes when the corpus has them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from brahmic_pua.orthography.charclass import CharClass
+from brahmic_pua.orthography.classify import classify, indic_category, script_characters
+from brahmic_pua.orthography.tokens import is_valid_token
+
+C = CharClass
+CORE_SUFFIXES = frozenset({"BINDU", "VISARGA"})
+
+
+def valid_clusters(script: str) -> Iterator[str]:
+    """Canonical-shape clusters of one Brahmic script, each a valid token, in a fixed order."""
+    chars = script_characters(script)
+    by_class: dict[CharClass, list[str]] = {c: [] for c in CharClass}
+    for ch in chars:
+        by_class[classify(ch)].append(ch)
+    suffixes = [ch for ch in by_class[C.VOWEL_SUFFIX] if indic_category(ch) in CORE_SUFFIXES]
+    endings = [""]
+    for virama in by_class[C.VIRAMA]:
+        endings += [virama, virama + "\u200d", virama + "\u200c"]
+    for vowel in by_class[C.DEPENDENT_VOWEL]:
+        endings += [vowel, *(vowel + s for s in suffixes)]
+    endings += suffixes
+    for consonant in by_class[C.CONSONANT]:
+        for stem in (consonant, *(consonant + n for n in by_class[C.NUKTA])):
+            yield from (stem + e for e in endings if is_valid_token(stem + e))
+    for vowel in by_class[C.INDEPENDENT_VOWEL]:
+        yield from (vowel + e for e in ("", *suffixes) if is_valid_token(vowel + e))

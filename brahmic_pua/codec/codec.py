@@ -1,0 +1,267 @@
+"""``PUACodec``: every orthographic cluster ↔ one Private Use Area code point, exactly.
+
+SentencePiece cannot split a code point, so once each cluster is one code point no piece it
+learns can cut a consonant from its vowel sign. ``decode(encode(s)) == s`` for every str:
+clusters without a code pass through, and the characters that would be ambiguous in the
+output (literal PUA code points the table uses, ▁ U+2581, U+2585) are escaped.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+import regex
+
+from brahmic_pua.codec.closed_set import valid_clusters
+from brahmic_pua.codec.layout import (
+    ESCAPE,
+    ESCAPED_LITERALS,
+    RESERVED,
+    allocate,
+    is_private_use,
+)
+from brahmic_pua.codec.table_file import CodecTable, read_table, write_table
+from brahmic_pua.orthography.classify import script_of_char
+from brahmic_pua.orthography.unicode_tables import SCRIPT_NAMES, UNICODE_VERSION
+from brahmic_pua.segment.patterns import POLICIES, brahmic_start_charset, cluster_source
+from brahmic_pua.segment.pieces import check_no_surrogates, passthrough_map, split_pieces
+
+_CACHE_LIMIT = 1 << 18
+
+
+def cluster_script(cluster: str) -> str | None:
+    """Script of the first character of ``cluster`` that belongs to a Brahmic script."""
+    for ch in cluster:
+        script = script_of_char(ch)
+        if script is not None:
+            return script
+    return None
+
+
+class PUACodec:
+    """A deterministic cluster ↔ PUA table for one segmentation policy.
+
+    Build one with :meth:`build` from a corpus, or :meth:`load` a saved one.
+    """
+
+    def __init__(self, table: CodecTable) -> None:
+        self._table = table
+        self.policy = table.policy
+        self.scripts = table.scripts
+        self.unicode_version = table.unicode_version
+        self.fingerprint = table.fingerprint
+        self._encode_map = {cluster: chr(code) for code, cluster, _ in table.entries}
+        self._cluster_by_code = {code: cluster for code, cluster, _ in table.entries}
+        self._decode_map: dict[int, str] = passthrough_map()  # translate is faster on hits
+        self._decode_map.update(self._cluster_by_code)
+        self._decode_map.update({ord(v): k for k, v in ESCAPED_LITERALS.items()})
+        self._block_starts = [first for first, _, _ in table.blocks]
+        self._escape_map: dict[int, str] = {ord(k): v for k, v in ESCAPED_LITERALS.items()}
+        for taken in (*self._encode_map.values(), *RESERVED):
+            self._escape_map[ord(taken)] = ESCAPE + taken
+        self._piece_map: dict[str, str] = {}
+        self._word_map: dict[str, str] = {}
+        start = f"[{brahmic_start_charset()}\ue000-\uf8ff\U000f0000-\U0010fffd\u2581\u2585]"
+        source = cluster_source(self.policy)
+        # A match must begin at a character that can start a mapped cluster; the rest of the
+        # text is skipped in C. grapheme clusters can begin with anything, so scan all of it.
+        self._pattern: re.Pattern[str] | regex.Pattern[str] = (
+            regex.compile(source)
+            if self.policy == "grapheme"
+            else re.compile(f"(?={start}){source}")
+        )
+
+    # -- building -----------------------------------------------------------------------------
+
+    @classmethod
+    def build(
+        cls,
+        texts: Iterable[str],
+        policy: str = "fixtoken",
+        scripts: Iterable[str] | None = None,
+    ) -> PUACodec:
+        """Build a table from a corpus: clusters by frequency, ties by code point order.
+
+        ``scripts`` limits the table to clusters of those Brahmic scripts (lower-case Unicode
+        names such as ``"telugu"``); by default, every Brahmic script seen in ``texts``. For
+        ``fixtoken`` the table also holds every canonical valid cluster of those scripts.
+        """
+        if policy not in POLICIES:
+            raise ValueError(f"unknown policy {policy!r}: choose one of {', '.join(POLICIES)}")
+        wanted = _check_scripts(scripts)
+        counts = _count_clusters(texts, PUACodec(CodecTable.empty(policy))._pattern, policy)
+        ranked: dict[str, tuple[int, str]] = {}
+        for cluster, count in counts.items():
+            script = cluster_script(cluster)
+            if (
+                script is not None
+                and (wanted is None or script in wanted)
+                and not any(is_private_use(ch) or ch in ESCAPED_LITERALS for ch in cluster)
+            ):
+                ranked[cluster] = (count, script)
+        chosen = wanted if wanted is not None else {s for _, s in ranked.values()}
+        if policy == "fixtoken":
+            for script in sorted(chosen):
+                for cluster in valid_clusters(script):
+                    ranked.setdefault(cluster, (0, script))
+        order = sorted(ranked, key=lambda c: (-ranked[c][0], c))
+        codes, blocks = allocate([(c, ranked[c][1]) for c in order])
+        entries = [(codes[c], c, ranked[c][0]) for c in order]
+        return cls(CodecTable.create(policy, tuple(sorted(chosen)), entries, blocks))
+
+    # -- mapping ------------------------------------------------------------------------------
+
+    def encode(self, text: str) -> str:
+        """Map every cluster with a code to it; escape what would be ambiguous. Total on str
+        except lone surrogates (ValueError naming the index)."""
+        check_no_surrogates(text)
+        if self.policy == "grapheme":  # a space can carry marks: no cheap cut points
+            return self._encode_slow(text)
+        # Every policy but grapheme has a boundary at each space, and words repeat: look
+        # whole words up first, then encode the words not seen yet in one batch.
+        if len(self._word_map) > _CACHE_LIMIT:
+            self._word_map.clear()
+        words = text.split(" ")
+        encoded = [self._word_map.get(w) for w in words]
+        if None in encoded:
+            missing = list(
+                dict.fromkeys(w for w, e in zip(words, encoded, strict=True) if e is None)
+            )
+            fresh = dict(
+                zip(missing, self._encode_pieces(" ".join(missing)).split(" "), strict=True)
+            )
+            self._word_map.update(fresh)
+            encoded = [
+                e if e is not None else fresh[w] for w, e in zip(words, encoded, strict=True)
+            ]
+        return " ".join(encoded)  # type: ignore[arg-type]
+
+    def _encode_pieces(self, text: str) -> str:
+        pieces = split_pieces(text, self.policy)
+        if pieces is None:
+            return self._encode_slow(text)
+        if len(self._piece_map) > _CACHE_LIMIT:
+            self._piece_map.clear()
+        known = self._piece_map.get
+        return "".join([known(p) or self._encode_piece(p) for p in pieces])
+
+    def _encode_piece(self, piece: str) -> str:
+        encoded = self._encode_slow(piece)
+        self._piece_map[piece] = encoded
+        return encoded
+
+    def _encode_slow(self, text: str) -> str:
+        return self._pattern.sub(self._replace, text)
+
+    def _replace(self, match: re.Match[str] | regex.Match[str]) -> str:
+        cluster: str = match.group()
+        code = self._encode_map.get(cluster)
+        return code if code is not None else cluster.translate(self._escape_map)
+
+    def decode(self, text: str) -> str:
+        """Inverse of :meth:`encode`; characters that are not codes pass through."""
+        if ESCAPE not in text:
+            return text.translate(self._decode_map)
+        parts = _ESCAPED.split(text)
+        # split() alternates plain runs and the single literal after each escape
+        return "".join(
+            part.translate(self._decode_map) if i % 2 == 0 else (part or ESCAPE)
+            for i, part in enumerate(parts)
+        )
+
+    # -- the table ----------------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self._encode_map)
+
+    def code_of(self, cluster: str) -> str | None:
+        """The code point standing for ``cluster``, or None."""
+        return self._encode_map.get(cluster)
+
+    def cluster_of(self, code: str) -> str | None:
+        """The cluster a code point stands for, or None."""
+        return self._cluster_by_code.get(ord(code)) if len(code) == 1 else None
+
+    def script_of(self, ch: str) -> str | None:
+        """The script of the block holding code ``ch``, or None if it is not a table code."""
+        i = bisect_right(self._block_starts, ord(ch)) - 1
+        if i >= 0:
+            first, last, script = self._table.blocks[i]
+            if first <= ord(ch) <= last:
+                return script
+        return None
+
+    def counts(self) -> Mapping[str, int]:
+        """Corpus frequency of every cluster in the table (0 for closed-set additions)."""
+        return {cluster: count for _, cluster, count in self._table.entries}
+
+    # -- files --------------------------------------------------------------------------------
+
+    def to_json(self) -> str:
+        return write_table(self._table)
+
+    @classmethod
+    def from_json(cls, document: str, source: str = "codec") -> PUACodec:
+        return cls(read_table(document, source))
+
+    def save(self, path: str | Path) -> None:
+        """Write the table as JSON (atomically: a temporary file, then a rename)."""
+        target = Path(path)
+        temporary = target.with_name(target.name + ".tmp")
+        temporary.write_text(self.to_json(), encoding="utf-8")
+        temporary.replace(target)
+
+    @classmethod
+    def load(cls, path: str | Path) -> PUACodec:
+        """Read a table written by :meth:`save`; raises CodecFileError if it is not one."""
+        return cls.from_json(Path(path).read_text(encoding="utf-8"), str(path))
+
+    def __repr__(self) -> str:
+        return (
+            f"PUACodec(policy={self.policy!r}, scripts={list(self.scripts)!r}, "
+            f"clusters={len(self)}, unicode={self.unicode_version})"
+        )
+
+
+def _count_clusters(
+    texts: Iterable[str], pattern: re.Pattern[str] | regex.Pattern[str], policy: str
+) -> Counter[str]:
+    """How often the encoder would look up each cluster; pieces repeat, so count them first."""
+    pieces: Counter[str] = Counter()
+    counts: Counter[str] = Counter()
+    for number, text in enumerate(texts, 1):
+        try:
+            check_no_surrogates(text)
+        except ValueError as error:
+            raise ValueError(f"text {number}: {error}") from None
+        split = split_pieces(text, policy)
+        if split is None:
+            counts.update(pattern.findall(text))
+        else:
+            pieces.update(split)
+    for piece, n in pieces.items():
+        for cluster in pattern.findall(piece):
+            counts[cluster] += n
+    return counts
+
+
+_ESCAPED = re.compile(f"{ESCAPE}(.?)", re.DOTALL)
+
+
+def _check_scripts(scripts: Iterable[str] | None) -> set[str] | None:
+    if scripts is None:
+        return None
+    chosen = {s.lower() for s in ([scripts] if isinstance(scripts, str) else scripts)}
+    unknown = sorted(chosen - set(SCRIPT_NAMES))
+    if unknown:
+        raise ValueError(
+            f"unknown script(s) {', '.join(unknown)}: choose from {', '.join(SCRIPT_NAMES)}"
+        )
+    return chosen
+
+
+__all__ = ["UNICODE_VERSION", "PUACodec", "cluster_script"]

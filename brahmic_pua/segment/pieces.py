@@ -1,0 +1,93 @@
+"""Cut text, in C, at positions where every policy is sure to have a cluster boundary.
+
+Per-cluster regex matching costs about a microsecond a cluster in Python. Most of that work is
+avoidable: a boundary falls before every character that is a "sure start" for a policy (a space,
+ASCII, a Brahmic independent vowel; for fixtoken every consonant too), whatever came before it.
+``str.translate`` puts a sentinel before each such character and ``str.split`` cuts there. Pieces
+repeat (the same syllables, the same words), so callers cache the work done per piece, and each
+piece segments on its own exactly as it would in place.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from brahmic_pua.orthography.charclass import DEPENDENTS, CharClass
+from brahmic_pua.orthography.unicode_tables import CLASS_RANGES, SCRIPT_RANGES
+
+#: Sentinels tried in turn; a text that holds all 32 noncharacters takes the slow path.
+SENTINELS = tuple(chr(cp) for cp in range(0xFDD0, 0xFDF0))
+
+#: Characters outside the Brahmic tables that still start a cluster under every policy:
+#: ASCII (controls, space, Latin, digits), Latin-1 punctuation, General Punctuation, dandas.
+_COMMON_STARTS = [*range(0x00, 0x80), *range(0xA0, 0xC0), *range(0x2000, 0x2070), 0x0964, 0x0965]
+_DEPENDENT_NAMES = {c.name for c in DEPENDENTS}
+_DEPENDENT_CPS = {cp for a, b, v in CLASS_RANGES if v in _DEPENDENT_NAMES for cp in range(a, b + 1)}
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def check_no_surrogates(text: str) -> None:
+    """Raise ValueError naming the index of the first lone surrogate in ``text``."""
+    found = _SURROGATE.search(text)
+    if found:
+        raise ValueError(
+            f"lone surrogate U+{ord(found.group()):04X} at index {found.start()}: "
+            "the text is not valid Unicode; decode its bytes with errors='replace' first"
+        )
+
+
+def _brahmic_starts(classes: frozenset[CharClass]) -> list[int]:
+    wanted = {c.name for c in classes}
+    brahmic = [(a, b) for a, b, _ in SCRIPT_RANGES]
+    return [
+        cp
+        for a, b, v in CLASS_RANGES
+        if v in wanted
+        for cp in range(a, b + 1)
+        if any(x <= cp <= y for x, y in brahmic)
+    ]
+
+
+@cache
+def sure_starts(policy: str) -> frozenset[int]:
+    """Code points before which ``policy`` always puts a boundary (empty for grapheme)."""
+    if policy == "grapheme":
+        return frozenset()
+    brahmic = {CharClass.INDEPENDENT_VOWEL}
+    if policy == "fixtoken":  # consonants continue conjuncts in akshara and syllable
+        brahmic.add(CharClass.CONSONANT)
+    common = {cp for cp in _COMMON_STARTS if cp not in _DEPENDENT_CPS}  # not ZWJ, ZWNJ
+    return frozenset(common) | frozenset(_brahmic_starts(frozenset(brahmic)))
+
+
+@cache
+def _passthrough() -> dict[int, str]:
+    """Identity entries for the characters Brahmic text is made of: ``str.translate`` is about
+    twice as fast when a lookup hits than when it has to raise and swallow a KeyError."""
+    brahmic = {cp for a, b, _ in SCRIPT_RANGES for cp in range(a, b + 1)}
+    return {cp: chr(cp) for cp in brahmic | _DEPENDENT_CPS | set(_COMMON_STARTS)}
+
+
+@cache
+def _table(policy: str, sentinel: str) -> dict[int, str]:
+    return {**_passthrough(), **{cp: sentinel + chr(cp) for cp in sure_starts(policy)}}
+
+
+def split_pieces(text: str, policy: str) -> list[str] | None:
+    """``text`` cut before every sure start of ``policy``; None when no sentinel is free.
+
+    ``"".join(pieces) == text``; the first piece may be empty.
+    """
+    if policy == "grapheme":
+        return None
+    for sentinel in SENTINELS:
+        if sentinel not in text:
+            return text.translate(_table(policy, sentinel)).split(sentinel)
+    return None
+
+
+def passthrough_map() -> dict[int, str]:
+    """A fresh copy of the identity translate entries, for tables that add their own."""
+    return dict(_passthrough())

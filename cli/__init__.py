@@ -1,0 +1,2 @@
+"""The ``brahmic-pua`` command line: click commands over library functions (installed as
+``brahmic_pua.cli``)."""
