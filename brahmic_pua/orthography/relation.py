@@ -42,6 +42,9 @@ class Transition(Enum):
     MARK_V = "Markv"  # Base ⊸ Diacritic
     TONE_AFTER_BASE = "ToneAfterBasev"  # Base ⊸ Tone
     TONE_AFTER_DIACRITIC = "ToneAfterDiacriticv"  # Diacritic ⊸ Tone
+    # NFD sorts the dot below (combining class 220) before a circumflex or breve (230): ệ is
+    # e + U+0323 + U+0302 once decomposed, so decomposed text needs Tone ⊸ Diacritic too.
+    DIACRITIC_AFTER_DOT_BELOW = "DiacriticAfterDotBelow"
     NEXT_BASE = "NextBasev"  # t ⊸ Base
     # Characters outside every grammar.
     NEXT_OTHER = "NextOther"  # t ⊸ Other: space, digits, punctuation start afresh
@@ -95,6 +98,7 @@ RULES: tuple[Rule, ...] = (
     _rule(T.MARK_V, C.BASE, C.DIACRITIC),
     _rule(T.TONE_AFTER_BASE, C.BASE, C.TONE),
     _rule(T.TONE_AFTER_DIACRITIC, C.DIACRITIC, C.TONE),
+    _rule(T.DIACRITIC_AFTER_DOT_BELOW, C.TONE, C.DIACRITIC),
     _rule(T.NEXT_BASE, ANY, C.BASE),
     _rule(T.NEXT_OTHER, ANY, C.OTHER),
     _rule(T.COMBINING_MARK, SIGN_BEARERS, C.MARK),
@@ -155,7 +159,7 @@ def can_follow(a: CharClass, b: CharClass) -> bool:
                 C.MEDIAL,
             )
         case C.DIACRITIC:
-            return a in (C.BASE, C.MARK)
+            return a in (C.BASE, C.MARK, C.TONE)
         case C.TONE:
             return a in (C.BASE, C.DIACRITIC, C.MARK)
         case C.MARK:
