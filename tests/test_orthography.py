@@ -11,10 +11,24 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import TELUGU, VIETNAMESE, texts, valid_tokens
 
-from brahmic_pua import UNICODE_VERSION, CharClass, can_follow, classify, combine, fix_token
-from brahmic_pua import is_valid_token
-from brahmic_pua.orthography import DEPENDENTS, RULES, STARTERS, Transition, transitions
-from brahmic_pua.orthography import indic_category, script_of_char
+from brahmic_pua import (
+    UNICODE_VERSION,
+    CharClass,
+    can_follow,
+    classify,
+    combine,
+    fix_token,
+    is_valid_token,
+)
+from brahmic_pua.orthography import (
+    DEPENDENTS,
+    RULES,
+    STARTERS,
+    Transition,
+    indic_category,
+    script_of_char,
+    transitions,
+)
 from brahmic_pua.orthography.unicode_tables import CLASS_RANGES, REGEX_VERSION, SCRIPT_RANGES
 
 C = CharClass

@@ -123,22 +123,16 @@ class PUACodec:
             return self._encode_slow(text)
         # Every policy but grapheme has a boundary at each space, and words repeat: look
         # whole words up first, then encode the words not seen yet in one batch.
-        if len(self._word_map) > _CACHE_LIMIT:
-            self._word_map.clear()
+        cache = self._word_map
         words = text.split(" ")
-        encoded = [self._word_map.get(w) for w in words]
-        if None in encoded:
-            missing = list(
-                dict.fromkeys(w for w, e in zip(words, encoded, strict=True) if e is None)
-            )
-            fresh = dict(
-                zip(missing, self._encode_pieces(" ".join(missing)).split(" "), strict=True)
-            )
-            self._word_map.update(fresh)
-            encoded = [
-                e if e is not None else fresh[w] for w, e in zip(words, encoded, strict=True)
-            ]
-        return " ".join(encoded)  # type: ignore[arg-type]
+        distinct = dict.fromkeys(words)
+        if len(cache) + len(distinct) > _CACHE_LIMIT:
+            cache.clear()
+        unknown = [w for w in distinct if w not in cache]
+        if unknown:
+            encoded = self._encode_pieces(" ".join(unknown)).split(" ")
+            cache.update(zip(unknown, encoded, strict=True))
+        return " ".join(map(cache.__getitem__, words))
 
     def _encode_pieces(self, text: str) -> str:
         pieces = split_pieces(text, self.policy)
@@ -160,7 +154,11 @@ class PUACodec:
     def _replace(self, match: re.Match[str] | regex.Match[str]) -> str:
         cluster: str = match.group()
         code = self._encode_map.get(cluster)
-        return code if code is not None else cluster.translate(self._escape_map)
+        return code if code is not None else self._escape(cluster)
+
+    def _escape(self, passthrough: str) -> str:
+        """A cluster without a code, with ▁, U+2585 and literal codes made unambiguous."""
+        return passthrough.translate(self._escape_map)
 
     def decode(self, text: str) -> str:
         """Inverse of :meth:`encode`; characters that are not codes pass through."""
