@@ -193,6 +193,10 @@ class PUACodec:
                 return script
         return None
 
+    def code_pairs(self) -> list[tuple[str, str]]:
+        """(code, cluster) for every table entry, in code order."""
+        return [(chr(code), cluster) for code, cluster, _ in sorted(self._table.entries)]
+
     def counts(self) -> Mapping[str, int]:
         """Corpus frequency of every cluster in the table (0 for closed-set additions)."""
         return {cluster: count for _, cluster, count in self._table.entries}

@@ -1,0 +1,1 @@
+"""The model file: a standard SentencePiece ModelProto that carries brahmic_pua inside it."""

@@ -1,0 +1,87 @@
+"""Plan the alphabet so SentencePiece never stops with "Vocabulary size is smaller than
+required_chars": choose ``character_coverage`` from the symbol counts of the PUA text and the
+vocabulary size, or say which vocabulary size is needed."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from brahmic_pua.codec import PUACodec
+from brahmic_pua.orthography.classify import script_of_char
+
+SPACE = "\u2581"
+BYTE_PIECES = 256
+
+
+@dataclass(frozen=True)
+class AlphabetPlan:
+    symbols: int  # distinct symbols in the PUA text
+    kept: int  # symbols that get a piece; the rest are spelled in bytes
+    character_coverage: float
+
+
+def symbol_counts(codec: PUACodec, characters: Counter[str], lines: int) -> Counter[str]:
+    """Symbol frequencies of the text SentencePiece will see: one code per table cluster, the
+    characters outside mapped scripts as they are, spaces as ▁ (plus spm's dummy prefix)."""
+    symbols: Counter[str] = Counter()
+    for cluster, count in codec.counts().items():
+        code = codec.code_of(cluster)
+        if count and code is not None:
+            symbols[code] = count
+    for ch, count in characters.items():
+        if script_of_char(ch) not in codec.scripts:
+            symbols[SPACE if ch == " " else ch] += count
+    symbols[SPACE] += lines
+    return symbols
+
+
+def plan(
+    symbols: Counter[str], vocab_size: int, reserved: int, model_type: str, byte_fallback: bool
+) -> AlphabetPlan:
+    """Keep every symbol if there is room; otherwise the most frequent ones that fit in half the
+    free vocabulary (the other half is for merged pieces), the rest going to byte fallback."""
+    free = vocab_size - reserved - (BYTE_PIECES if byte_fallback else 0)
+    needed = reserved + (BYTE_PIECES if byte_fallback else 0) + min(len(symbols), 64)
+    if free < min(len(symbols), 64) or free < 1:
+        raise ValueError(
+            f"vocab_size={vocab_size} is too small for this corpus: {reserved} special pieces"
+            + (f" and {BYTE_PIECES} byte pieces" if byte_fallback else "")
+            + f" leave {max(free, 0)} for {len(symbols):,} symbols; use vocab_size >= {needed}"
+        )
+    room = free if model_type in ("char", "word") else max(1, free // 2)
+    if len(symbols) <= room:
+        return AlphabetPlan(len(symbols), len(symbols), 1.0)
+    if not byte_fallback:
+        raise ValueError(
+            f"vocab_size={vocab_size} has room for {room:,} of the corpus's {len(symbols):,} "
+            f"symbols and byte_fallback is off, so the rest would become <unk> and never decode; "
+            f"turn byte_fallback on or use vocab_size >= {reserved + 2 * len(symbols)}"
+        )
+    ranked = sorted(symbols.values(), reverse=True)
+    total = sum(ranked)
+    kept_mass = sum(ranked[:room])
+    previous = kept_mass - ranked[room - 1]
+    coverage = (previous + kept_mass) / 2 / total  # spm stops once coverage is reached
+    return AlphabetPlan(len(symbols), room, coverage)
+
+
+def check_coverage(
+    symbols: Counter[str], coverage: float, vocab_size: int, reserved: int, byte_fallback: bool
+) -> None:
+    """A user-given character_coverage must still fit the vocabulary."""
+    ranked = sorted(symbols.values(), reverse=True)
+    total = sum(ranked) or 1
+    kept = accumulated = 0
+    for count in ranked:
+        if accumulated / total >= coverage:
+            break
+        accumulated += count
+        kept += 1
+    limit = vocab_size - reserved - (BYTE_PIECES if byte_fallback else 0)
+    if kept > limit:
+        raise ValueError(
+            f"character_coverage={coverage} keeps {kept:,} symbols but vocab_size={vocab_size} "
+            f"has room for {max(limit, 0):,}; lower the coverage, leave it out, or use "
+            f"vocab_size >= {vocab_size + kept - limit}"
+        )

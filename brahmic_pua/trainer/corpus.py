@@ -1,0 +1,123 @@
+"""The training corpus, streamed: files are read twice (scan, then train), an iterator is
+spilled once to a temporary file, so the corpus is never held twice in memory."""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from brahmic_pua.normalize import normalize
+
+BLOCK = "\u2585"  # spm silently drops every training line that contains it
+
+
+@dataclass
+class CorpusStats:
+    lines: int = 0
+    bytes: int = 0
+    longest_line_bytes: int = 0
+    lines_with_block: int = 0
+    characters: Counter[str] = field(default_factory=Counter)
+
+
+class Progress:
+    """A one-line progress display on stderr, updated at most five times a second."""
+
+    def __init__(self, enabled: bool, total_bytes: int | None) -> None:
+        self.enabled = enabled
+        self.total = total_bytes
+        self.last = 0.0
+
+    def update(self, stats: CorpusStats, final: bool = False) -> None:
+        now = time.monotonic()
+        if not self.enabled or (not final and now - self.last < 0.2):
+            return
+        self.last = now
+        done = f"{stats.bytes / 1e6:,.1f} MB, {stats.lines:,} lines"
+        if self.total:
+            share = min(1.0, stats.bytes / self.total)
+            bar = "#" * int(share * 30)
+            done = f"[{bar:<30}] {share:4.0%} {done}"
+        end = "\n" if final else ""
+        print(f"\rscanning corpus {done}", end=end, file=sys.stderr, flush=True)
+
+
+class Corpus:
+    """Lines of the training text after N, read from files or an iterable."""
+
+    def __init__(self, inputs: list[str], iterator: Iterable[str] | None, mode: str) -> None:
+        self.inputs = inputs
+        self.iterator = iterator
+        self.mode = mode
+        self.stats = CorpusStats()
+        self._spill: Path | None = None
+        for name in inputs:
+            if not Path(name).is_file():
+                raise ValueError(f"input file {name!r} not found: check the path in input=")
+
+    def scan(self, progress: bool) -> Iterator[str]:
+        """Normalized lines, once, collecting statistics (and spilling an iterator to disk)."""
+        total = sum(Path(n).stat().st_size for n in self.inputs) if self.inputs else None
+        shown = Progress(progress, total)
+        stats = self.stats
+        spill = None
+        if self.iterator is not None:
+            handle, name = tempfile.mkstemp(prefix="brahmic_pua_corpus_", suffix=".txt")
+            self._spill = Path(name)
+            spill = os.fdopen(handle, "w", encoding="utf-8")
+        try:
+            for line in self._raw_lines():
+                text = normalize(line, self.mode)
+                size = len(text.encode("utf-8", "surrogatepass"))
+                stats.lines += 1
+                stats.bytes += size + 1
+                stats.longest_line_bytes = max(stats.longest_line_bytes, size)
+                stats.lines_with_block += BLOCK in text
+                stats.characters.update(text)
+                if spill is not None:
+                    spill.write(text.replace("\n", " ") + "\n")
+                shown.update(stats)
+                yield text
+        finally:
+            if spill is not None:
+                spill.close()
+        shown.update(stats, final=True)
+
+    def _raw_lines(self) -> Iterator[str]:
+        if self.iterator is not None:
+            for line in self.iterator:
+                if not isinstance(line, str):
+                    raise ValueError(f"sentence_iterator gave {type(line).__name__}, not str")
+                yield line
+            return
+        for name in self.inputs:
+            with open(name, encoding="utf-8", newline="") as stream:
+                try:
+                    for line in stream:
+                        yield line.rstrip("\r\n")
+                except UnicodeDecodeError as error:
+                    raise ValueError(
+                        f"{name} is not UTF-8 ({error.reason} at byte {error.start}): "
+                        "convert it with iconv -t UTF-8"
+                    ) from None
+
+    def lines(self) -> Iterator[str]:
+        """The normalized lines again, for SentencePiece (after :meth:`scan`)."""
+        if self._spill is not None:
+            with open(self._spill, encoding="utf-8") as stream:
+                for line in stream:
+                    yield line[:-1]
+            return
+        for line in self._raw_lines():
+            yield normalize(line, self.mode)
+
+    def close(self) -> None:
+        if self._spill is not None:
+            self._spill.unlink(missing_ok=True)
+            self._spill = None

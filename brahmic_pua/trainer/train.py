@@ -1,0 +1,207 @@
+"""``SentencePieceTrainer``: spm training on clusters, writing one self-contained ``.model``.
+
+The corpus is scanned once (normalization, cluster counts, line lengths), the codec is built, its
+table is compiled into spm's normalizer and denormalizer rules, and spm trains on the raw
+(normalized) text, mapping clusters itself. The resulting model gets its orphan-mark pieces set
+UNUSED and the brahmic_pua manifest appended, and is moved into place with its ``.vocab``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import sentencepiece as spm
+from sentencepiece import sentencepiece_model_pb2 as model_pb2
+
+from brahmic_pua.codec import PUACodec
+from brahmic_pua.model.manifest import Manifest, embed
+from brahmic_pua.model.pieces import NORMAL, UNUSED, display, must_disable
+from brahmic_pua.model.rules import denormalizer_tsv, normalizer_tsv
+from brahmic_pua.trainer.alphabet import AlphabetPlan, check_coverage, plan, symbol_counts
+from brahmic_pua.trainer.corpus import BLOCK, Corpus
+from brahmic_pua.trainer.options import TrainOptions, build_options, spm_bool
+
+DEFAULT_MAX_SENTENCE_LENGTH = 4192
+ESCAPED_BLOCK = "\ue002"
+
+
+@dataclass(frozen=True)
+class TrainReport:
+    model_file: str
+    vocab_file: str
+    lines: int
+    clusters: int
+    alphabet: AlphabetPlan
+    max_sentence_length: int
+    lines_too_long: int
+    lines_with_block: int
+    disabled_pieces: int
+
+    def summary(self) -> str:
+        a = self.alphabet
+        parts = [
+            f"wrote {self.model_file} and {self.vocab_file}: {self.lines:,} lines, "
+            f"{self.clusters:,} clusters in the table, {a.kept:,} of {a.symbols:,} symbols "
+            f"kept (character_coverage={a.character_coverage:.6f}), "
+            f"{self.disabled_pieces} pieces starting with a mark disabled"
+        ]
+        if self.lines_too_long:
+            parts.append(
+                f"{self.lines_too_long:,} lines longer than max_sentence_length="
+                f"{self.max_sentence_length} bytes were skipped by SentencePiece"
+            )
+        if self.lines_with_block:
+            parts.append(
+                f"{self.lines_with_block:,} lines contain U+2585, which spm drops: they were "
+                "trained with it escaped (encoding is unaffected)"
+            )
+        return "; ".join(parts)
+
+
+def _reserved_pieces(options: dict[str, Any]) -> int:
+    ids = ("unk_id", "bos_id", "eos_id", "pad_id")
+    defaults = {"unk_id": 0, "bos_id": 1, "eos_id": 2, "pad_id": -1}
+    meta = sum(1 for name in ids if int(options.get(name, defaults[name])) >= 0)
+    symbols = 0
+    for name in ("user_defined_symbols", "control_symbols"):
+        value = options.get(name) or []
+        symbols += len(value.split(",") if isinstance(value, str) else list(value))
+    return meta + symbols
+
+
+def _map_symbols(value: Any, codec: PUACodec, mode: str) -> list[str]:
+    from brahmic_pua.normalize import normalize
+
+    items = value.split(",") if isinstance(value, str) else list(value)
+    return [codec.encode(normalize(str(item), mode)) for item in items if str(item)]
+
+
+def train_model(arg: str | None = None, **kwargs: Any) -> TrainReport:
+    """Train and write ``<model_prefix>.model`` / ``.vocab``; see :class:`SentencePieceTrainer`."""
+    options = build_options(arg, kwargs, progress=sys.stderr.isatty())
+    corpus = Corpus(options.inputs, options.sentence_iterator, options.normalization)
+    try:
+        codec = PUACodec.build(corpus.scan(options.progress), options.policy, options.scripts)
+        return _train(options, corpus, codec)
+    finally:
+        corpus.close()
+
+
+def _train(options: TrainOptions, corpus: Corpus, codec: PUACodec) -> TrainReport:
+    opts = dict(options.spm)
+    stats = corpus.stats
+    if stats.lines == 0:
+        raise ValueError("the corpus is empty: give at least one non-empty line")
+    vocab_size = int(opts.get("vocab_size", 8000))
+    model_type = str(opts.get("model_type", "unigram")).lower()
+    byte_fallback = spm_bool(opts["byte_fallback"])
+    reserved = _reserved_pieces(opts)
+    symbols = symbol_counts(codec, stats.characters, stats.lines)
+    if "character_coverage" in opts:
+        coverage = float(opts["character_coverage"])
+        check_coverage(symbols, coverage, vocab_size, reserved, byte_fallback)
+        alphabet = AlphabetPlan(len(symbols), len(symbols), coverage)
+    else:
+        alphabet = plan(symbols, vocab_size, reserved, model_type, byte_fallback)
+        opts["character_coverage"] = alphabet.character_coverage
+    # spm measures lines in bytes; a cluster's code may take 4 bytes where its text took 3.
+    needed = stats.longest_line_bytes * 4 // 3 + 16
+    if "max_sentence_length" not in opts:
+        opts["max_sentence_length"] = max(DEFAULT_MAX_SENTENCE_LENGTH, needed)
+    limit = int(opts["max_sentence_length"])
+    too_long = 0 if needed <= limit else -1  # counted while feeding spm
+    for name in ("user_defined_symbols", "control_symbols"):
+        if name in opts and name == "user_defined_symbols":
+            opts[name] = _map_symbols(opts[name], codec, options.normalization)
+    prefix = str(opts.pop("model_prefix"))
+    with tempfile.TemporaryDirectory(prefix="brahmic_pua_train_") as work:
+        rules = Path(work, "normalize.tsv")
+        rules.write_text(normalizer_tsv(codec), encoding="utf-8")
+        derules = Path(work, "denormalize.tsv")
+        derules.write_text(denormalizer_tsv(codec), encoding="utf-8")
+        counter = {"too_long": 0}
+
+        def feed() -> Iterator[str]:
+            for line in corpus.lines():
+                if len(line.encode("utf-8", "surrogatepass")) > limit:
+                    counter["too_long"] += 1
+                yield line.replace(BLOCK, ESCAPED_BLOCK) if BLOCK in line else line
+
+        try:
+            spm.SentencePieceTrainer.train(
+                sentence_iterator=feed(),
+                model_prefix=str(Path(work, "model")),
+                normalization_rule_tsv=str(rules),
+                denormalization_rule_tsv=str(derules),
+                **opts,
+            )
+        except RuntimeError as error:
+            raise ValueError(f"SentencePiece could not train: {_first_line(error)}") from None
+        too_long = counter["too_long"] if too_long else 0
+        model = model_pb2.ModelProto()
+        model.ParseFromString(Path(work, "model.model").read_bytes())
+        disabled = _finish(model, codec, prefix)
+        data = embed(model.SerializeToString(), Manifest(codec, options.normalization))
+        vocab = "".join(f"{display(p.piece, codec)}\t{p.score:g}\n" for p in model.pieces)
+        model_file, vocab_file = f"{prefix}.model", f"{prefix}.vocab"
+        _write_atomic(model_file, data)
+        _write_atomic(vocab_file, vocab.encode("utf-8"))
+    report = TrainReport(
+        model_file, vocab_file, stats.lines, len(codec), alphabet, limit, too_long,
+        stats.lines_with_block, disabled,
+    )  # fmt: skip
+    if options.progress or int(opts.get("minloglevel", 2)) < 2:
+        print(report.summary(), file=sys.stderr)
+    return report
+
+
+def _finish(model: Any, codec: PUACodec, prefix: str) -> int:
+    """Disable orphan and escape pieces; drop temporary paths so output is reproducible."""
+    disabled = 0
+    for piece in model.pieces:
+        if piece.type == NORMAL and must_disable(piece.piece, codec):
+            piece.type = UNUSED
+            disabled += 1
+    model.trainer_spec.model_prefix = Path(prefix).name
+    model.normalizer_spec.normalization_rule_tsv = ""
+    model.denormalizer_spec.normalization_rule_tsv = ""
+    model.normalizer_spec.name = "brahmic_pua"
+    model.denormalizer_spec.name = "brahmic_pua"
+    return disabled
+
+
+def _first_line(error: Exception) -> str:
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    return lines[-1] if lines else type(error).__name__
+
+
+def _write_atomic(path: str, data: bytes) -> None:
+    target = Path(path)
+    if not target.parent.is_dir():
+        raise ValueError(f"cannot write {path}: directory {target.parent} does not exist")
+    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+class SentencePieceTrainer:
+    """Drop-in for ``sentencepiece.SentencePieceTrainer``: the same options under the same names
+    (keywords, or spm's ``"--input=… --vocab_size=…"`` string), plus ``policy`` (fixtoken,
+    akshara, syllable, grapheme), ``scripts`` and ``normalization`` (nfc, none)."""
+
+    @staticmethod
+    def train(arg: str | None = None, **kwargs: Any) -> None:
+        train_model(arg, **kwargs)
+
+    Train = train
