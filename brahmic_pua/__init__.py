@@ -1,6 +1,7 @@
 """brahmic_pua: tokenization that never splits a Brahmic cluster.
 
-Pipeline: orthography (classes, ⊸, fixToken) → segment (clusters) → codec (cluster ↔ PUA).
+Pipeline: orthography (classes, ⊸, fixToken) → segment (clusters) → codec (cluster ↔ PUA)
+→ model file (rules + manifest) → trainer / processor (drop-ins for sentencepiece's).
 """
 
 from brahmic_pua.codec import CodecFileError, PUACodec
@@ -14,7 +15,11 @@ from brahmic_pua.orthography import (
     fix_token,
     is_valid_token,
 )
+from brahmic_pua.model.manifest import ModelFileError
+from brahmic_pua.normalize import normalize
+from brahmic_pua.processor import SentencePieceProcessor
 from brahmic_pua.segment import POLICIES, asr_normalize, segment
+from brahmic_pua.trainer import SentencePieceTrainer
 
 __version__ = "0.1.0"
 
@@ -24,12 +29,16 @@ __all__ = [
     "UNICODE_VERSION",
     "CharClass",
     "CodecFileError",
+    "ModelFileError",
     "PUACodec",
+    "SentencePieceProcessor",
+    "SentencePieceTrainer",
     "asr_normalize",
     "can_follow",
     "classify",
     "combine",
     "fix_token",
     "is_valid_token",
+    "normalize",
     "segment",
 ]

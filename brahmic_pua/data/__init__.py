@@ -1,0 +1,1 @@
+"""The sample corpus bundled for ``brahmic-pua demo`` (see ATTRIBUTION.md)."""
