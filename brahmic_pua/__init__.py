@@ -5,6 +5,8 @@ Pipeline: orthography (classes, ⊸, fixToken) → segment (clusters) → codec 
 """
 
 from brahmic_pua.codec import CodecFileError, PUACodec
+from brahmic_pua.model.manifest import ModelFileError
+from brahmic_pua.normalize import normalize
 from brahmic_pua.orthography import (
     SCRIPT_NAMES,
     UNICODE_VERSION,
@@ -15,8 +17,6 @@ from brahmic_pua.orthography import (
     fix_token,
     is_valid_token,
 )
-from brahmic_pua.model.manifest import ModelFileError
-from brahmic_pua.normalize import normalize
 from brahmic_pua.processor import SentencePieceProcessor
 from brahmic_pua.segment import POLICIES, asr_normalize, segment
 from brahmic_pua.trainer import SentencePieceTrainer

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import sentencepiece as spm
 
@@ -53,7 +54,7 @@ def _is_byte_piece(piece: str) -> bool:
 def run(vocab_size: int = 2000, model_type: str = "unigram") -> tuple[list[Comparison], str]:
     """Train both models; return the side-by-side sentences and a one-line summary."""
     train, held = sample_lines()
-    options = {
+    options: dict[str, Any] = {
         "vocab_size": vocab_size, "model_type": model_type, "byte_fallback": True,
         "remove_extra_whitespaces": False, "split_digits": True, "minloglevel": 2,
     }  # fmt: skip

@@ -11,7 +11,6 @@ import math
 from typing import Any
 
 UNKNOWN_PENALTY = 10.0
-NORMAL, USER_DEFINED = 1, 4
 
 
 def segmentation_entropy(processor: Any, normalized: str, alpha: float) -> float:
@@ -19,9 +18,9 @@ def segmentation_entropy(processor: Any, normalized: str, alpha: float) -> float
     size = processor.get_piece_size()
     scores: dict[str, float] = {}
     for i in range(size):
-        if not (processor.is_control(i) or processor.is_unused(i) or processor.is_byte(i)):
-            if not processor.is_unknown(i):
-                scores[processor.id_to_piece(i)] = processor.get_score(i)
+        special = processor.is_control(i) or processor.is_unused(i) or processor.is_byte(i)
+        if not (special or processor.is_unknown(i)):
+            scores[processor.id_to_piece(i)] = processor.get_score(i)
     if not scores:
         return 0.0
     unknown = min(scores.values()) - UNKNOWN_PENALTY

@@ -19,6 +19,7 @@ from brahmic_pua.codec import PUACodec
 from brahmic_pua.entropy import segmentation_entropy
 from brahmic_pua.model.manifest import Manifest, ModelFileError, extract
 from brahmic_pua.model.pieces import SPACE, display
+from brahmic_pua.model.proto import model_type
 from brahmic_pua.normalize import normalize
 
 Text = str | Sequence[str]
@@ -202,7 +203,7 @@ class SentencePieceProcessor:
         """Entropy (nats) of the sampling distribution over segmentations; Unigram models only.
         ``num_threads`` is accepted for compatibility and ignored."""
         processor = self._processor()
-        if _model_type(processor) != "unigram":
+        if model_type(processor.serialized_model_proto()) != "unigram":
             raise ValueError("calculate_entropy needs a Unigram model (model_type=unigram)")
         if isinstance(input, str):
             normalized = processor.normalize(self.normalize(input))
@@ -289,11 +290,3 @@ class SentencePieceProcessor:
     IsUnknown = is_unknown
     IsControl = is_control
     IsUnused = is_unused
-
-
-def _model_type(processor: Any) -> str:
-    from sentencepiece import sentencepiece_model_pb2 as model_pb2
-
-    model = model_pb2.ModelProto()
-    model.ParseFromString(processor.serialized_model_proto())
-    return str(model_pb2.TrainerSpec.ModelType.Name(model.trainer_spec.model_type)).lower()

@@ -47,7 +47,9 @@ class Manifest:
             body = json.loads(data.decode("utf-8"))
             fingerprint = body.pop("fingerprint")
         except (UnicodeDecodeError, json.JSONDecodeError, AttributeError, KeyError) as error:
-            raise ModelFileError(f"{source}: damaged brahmic_pua manifest ({error}); {rebuild}")
+            raise ModelFileError(
+                f"{source}: damaged brahmic_pua manifest ({error}); {rebuild}"
+            ) from None
         if body.get("format") != FORMAT or body.get("format_version") != FORMAT_VERSION:
             raise ModelFileError(
                 f"{source}: manifest format {body.get('format')!r} version "

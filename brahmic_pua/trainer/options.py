@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-
+from brahmic_pua.model.proto import model_pb2
 from brahmic_pua.normalize import check_mode
 from brahmic_pua.segment import POLICIES
 
@@ -53,10 +53,8 @@ def parse_flag_string(arg: str) -> dict[str, str]:
 
 
 def _known_spm_options() -> set[str]:
-    from sentencepiece import sentencepiece_model_pb2 as pb
-
-    names = {f.name for f in pb.TrainerSpec.DESCRIPTOR.fields}
-    names |= {f.name for f in pb.NormalizerSpec.DESCRIPTOR.fields}
+    names = {f.name for f in model_pb2.TrainerSpec.DESCRIPTOR.fields}
+    names |= {f.name for f in model_pb2.NormalizerSpec.DESCRIPTOR.fields}
     return names | {"minloglevel", "sentence_iterator", "logstream"}
 
 

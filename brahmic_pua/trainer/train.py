@@ -17,11 +17,11 @@ from pathlib import Path
 from typing import Any
 
 import sentencepiece as spm
-from sentencepiece import sentencepiece_model_pb2 as model_pb2
 
 from brahmic_pua.codec import PUACodec
 from brahmic_pua.model.manifest import Manifest, embed
 from brahmic_pua.model.pieces import NORMAL, UNUSED, display, must_disable
+from brahmic_pua.model.proto import parse_model
 from brahmic_pua.model.rules import denormalizer_tsv, normalizer_tsv
 from brahmic_pua.trainer.alphabet import AlphabetPlan, check_coverage, plan, symbol_counts
 from brahmic_pua.trainer.corpus import BLOCK, Corpus
@@ -144,8 +144,7 @@ def _train(options: TrainOptions, corpus: Corpus, codec: PUACodec) -> TrainRepor
         except RuntimeError as error:
             raise ValueError(f"SentencePiece could not train: {_first_line(error)}") from None
         too_long = counter["too_long"] if too_long else 0
-        model = model_pb2.ModelProto()
-        model.ParseFromString(Path(work, "model.model").read_bytes())
+        model = parse_model(Path(work, "model.model").read_bytes())
         disabled = _finish(model, codec, prefix)
         data = embed(model.SerializeToString(), Manifest(codec, options.normalization))
         vocab = "".join(f"{display(p.piece, codec)}\t{p.score:g}\n" for p in model.pieces)
