@@ -12,6 +12,7 @@ from brahmic_pua.orthography.classify import script_of_char
 
 SPACE = "\u2581"
 BYTE_PIECES = 256
+MIN_COVERAGE = 0.98  # spm refuses a lower character_coverage
 
 
 @dataclass(frozen=True)
@@ -63,14 +64,20 @@ def plan(
     kept_mass = sum(ranked[:room])
     previous = kept_mass - ranked[room - 1]
     coverage = (previous + kept_mass) / 2 / total  # spm stops once coverage is reached
-    return AlphabetPlan(len(symbols), room, coverage)
+    if coverage >= MIN_COVERAGE:
+        return AlphabetPlan(len(symbols), room, coverage)
+    kept = kept_at(ranked, MIN_COVERAGE)
+    if kept <= free:  # fits, with less room left for merged pieces
+        return AlphabetPlan(len(symbols), kept, MIN_COVERAGE)
+    raise ValueError(
+        f"vocab_size={vocab_size} is too small for this corpus: SentencePiece keeps at least "
+        f"{MIN_COVERAGE:.0%} of the text as single symbols ({kept:,} symbols here) and "
+        f"{vocab_size - free} pieces are reserved; use vocab_size >= {vocab_size - free + 2 * kept}"
+    )
 
 
-def check_coverage(
-    symbols: Counter[str], coverage: float, vocab_size: int, reserved: int, byte_fallback: bool
-) -> None:
-    """A user-given character_coverage must still fit the vocabulary."""
-    ranked = sorted(symbols.values(), reverse=True)
+def kept_at(ranked: list[int], coverage: float) -> int:
+    """How many of the most frequent symbols spm keeps for ``coverage``."""
     total = sum(ranked) or 1
     kept = accumulated = 0
     for count in ranked:
@@ -78,6 +85,14 @@ def check_coverage(
             break
         accumulated += count
         kept += 1
+    return kept
+
+
+def check_coverage(
+    symbols: Counter[str], coverage: float, vocab_size: int, reserved: int, byte_fallback: bool
+) -> None:
+    """A user-given character_coverage must still fit the vocabulary."""
+    kept = kept_at(sorted(symbols.values(), reverse=True), coverage)
     limit = vocab_size - reserved - (BYTE_PIECES if byte_fallback else 0)
     if kept > limit:
         raise ValueError(

@@ -62,16 +62,16 @@ def build_options(arg: str | None, kwargs: Mapping[str, Any], progress: bool) ->
     """Merge the string and keyword forms, check them, and apply brahmic_pua's defaults."""
     given: dict[str, Any] = dict(parse_flag_string(arg)) if arg else {}
     given.update(kwargs)
-    known = _known_spm_options() | set(OURS)
-    unknown = sorted(set(given) - known)
-    if unknown:
-        raise ValueError(f"unknown trainer option(s): {', '.join(unknown)}")
     for name in MANAGED:
         if name in given:
             raise ValueError(
                 f"{name} is set by brahmic_pua (it compiles the cluster table into the "
-                "normalizer); remove it, or choose normalization='none' for raw text"
+                "normalizer); remove it (brahmic_pua's own option is normalization=nfc|none)"
             )
+    known = _known_spm_options() | set(OURS) | set(UNSUPPORTED)
+    unknown = sorted(set(given) - known)
+    if unknown:
+        raise ValueError(f"unknown trainer option(s): {', '.join(unknown)}")
     for name in UNSUPPORTED:
         if name in given and not (name == "input_format" and given[name] in ("", "text")):
             raise ValueError(f"{name} is not supported by brahmic_pua's trainer")

@@ -1,0 +1,275 @@
+"""Training through SentencePiece: one self-contained .model, and the four guarantees on real text.
+
+(a) decode(encode(s)) == N(s); (b) no non-byte piece starts with a dependent mark, in the
+vocabulary or in any segmentation; (c) stock sentencepiece gives the same ids; (d) training twice
+gives a byte-identical model.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from pathlib import Path
+
+import pytest
+import sentencepiece as stock
+from conftest import CORPORA, corpus_files, read
+from hypothesis import given
+from strategies import nasty_texts
+
+import brahmic_pua as spm
+from brahmic_pua.model.manifest import extract
+from brahmic_pua.model.pieces import starts_with_mark
+from brahmic_pua.trainer import train_model
+
+TE = str(CORPORA / "te.train.txt")
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """8000-piece Unigram and BPE models on te.train, and one on Telugu + Devanagari text."""
+    work = tmp_path_factory.mktemp("models")
+    out: dict[str, Path] = {}
+    for model_type in ("unigram", "bpe"):
+        prefix = work / f"te_{model_type}"
+        train_model(input=TE, model_prefix=str(prefix), vocab_size=8000, model_type=model_type)
+        out[model_type] = Path(f"{prefix}.model")
+    mixed = read("te.train.txt").splitlines()[:6000] + read("ne.train.txt").splitlines()[:3000]
+    mixed += read("hi.sample.txt").splitlines()[:3000]
+    prefix = work / "mixed"
+    train_model(sentence_iterator=iter(mixed), model_prefix=str(prefix), vocab_size=8000)
+    out["mixed"] = Path(f"{prefix}.model")
+    return out
+
+
+def test_readme_example(models: dict[str, Path]) -> None:
+    sp = spm.SentencePieceProcessor(model_file=str(models["unigram"]))
+    assert sp.is_brahmic
+    pieces = sp.encode("క్రాంతి", out_type=str)
+    assert "".join(pieces).replace("▁", "") == "క్రాంతి"
+    plain = stock.SentencePieceProcessor(model_file=str(models["unigram"]))
+    assert plain.decode(plain.encode("క్రాంతి")) == "క్రాంతి"
+
+
+def test_model_file_is_self_contained(models: dict[str, Path]) -> None:
+    data = models["bpe"].read_bytes()
+    manifest = extract(data, "bpe")
+    assert manifest is not None and manifest.normalization == "nfc"
+    assert manifest.codec.policy == "fixtoken" and "telugu" in manifest.codec.scripts
+    vocab = models["bpe"].with_suffix(".vocab").read_text(encoding="utf-8")
+    assert not any(0xE000 <= ord(ch) <= 0xF8FF or ord(ch) >= 0xF0000 for ch in vocab)
+    assert "\n▁కూడా\t" in vocab or "\nకూడా\t" in vocab
+
+
+# -- (a) exact round trip --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", corpus_files(), ids=lambda p: p.name)
+def test_round_trip_every_corpus_line(models: dict[str, Path], path: Path) -> None:
+    lines = read(path.name).split("\n")
+    expected = [unicodedata.normalize("NFC", line) for line in lines]
+    for name in ("unigram", "mixed"):
+        sp = spm.SentencePieceProcessor(model_file=str(models[name]))
+        assert sp.decode(sp.encode(lines)) == expected
+
+
+@pytest.mark.parametrize("name", ["unigram", "bpe"])
+@given(text=nasty_texts)
+def test_round_trip_any_text(models: dict[str, Path], name: str, text: str) -> None:
+    sp = _processor(models, name)
+    ids = sp.encode(text)
+    assert sp.decode(ids) == unicodedata.normalize("NFC", text)
+    pieces = sp.encode(text, out_type=str)
+    assert sp.decode(pieces) == unicodedata.normalize("NFC", text)
+    assert not any(0xE000 <= ord(ch) <= 0xF8FF or ord(ch) >= 0xF0000 for p in pieces for ch in p)
+
+
+_cache: dict[str, spm.SentencePieceProcessor] = {}
+
+
+def _processor(models: dict[str, Path], name: str) -> spm.SentencePieceProcessor:
+    if name not in _cache:
+        _cache[name] = spm.SentencePieceProcessor(model_file=str(models[name]))
+    return _cache[name]
+
+
+# -- (b) no piece starts with a dependent mark -----------------------------------------------
+
+
+_orphan_ids: dict[int, frozenset[int]] = {}
+
+
+def _orphans(sp: spm.SentencePieceProcessor, rows: list[list[int]]) -> list[str]:
+    """Non-byte pieces starting with a dependent mark among the encoded rows."""
+    if id(sp) not in _orphan_ids:
+        _orphan_ids[id(sp)] = frozenset(
+            i
+            for i in range(sp.get_piece_size())
+            if not sp.is_byte(i) and starts_with_mark(sp.id_to_piece(i))
+        )
+    bad = _orphan_ids[id(sp)]
+    return [sp.id_to_piece(i) for row in rows for i in row if i in bad]
+
+
+@pytest.mark.parametrize("name", ["unigram", "bpe", "mixed"])
+def test_vocabulary_has_no_usable_orphan_piece(models: dict[str, Path], name: str) -> None:
+    sp = _processor(models, name)
+    usable = [
+        i for i in range(sp.get_piece_size())
+        if not (sp.is_byte(i) or sp.is_unused(i) or sp.is_control(i) or sp.is_unknown(i))
+    ]  # fmt: skip
+    assert not [sp.id_to_piece(i) for i in usable if starts_with_mark(sp.id_to_piece(i))]
+
+
+@pytest.mark.parametrize("path", corpus_files(), ids=lambda p: p.name)
+def test_no_orphan_piece_in_any_encoded_corpus_line(models: dict[str, Path], path: Path) -> None:
+    lines = read(path.name).split("\n")
+    for name in ("unigram", "bpe", "mixed"):
+        sp = _processor(models, name)
+        assert not _orphans(sp, sp.encode(lines))
+
+
+@pytest.mark.parametrize("name", ["unigram", "bpe"])
+def test_no_orphan_piece_when_sampling(models: dict[str, Path], name: str) -> None:
+    sp = _processor(models, name)
+    lines = read("te.train.txt").split("\n")[-2000:] + [" ా క్ ర ి", "ం ః ్ ా"]
+    for alpha in (0.1, 0.5, 1.0):
+        rows = sp.encode(lines, enable_sampling=True, alpha=alpha, nbest_size=-1)
+        assert not _orphans(sp, rows)
+        assert sp.decode(rows) == lines
+    if name == "unigram":
+        for line in lines[:200]:
+            best = sp.nbest_encode_as_ids(line, nbest_size=5)
+            assert not _orphans(sp, best)
+            assert all(sp.decode(row) == line for row in best)
+
+
+# -- (c) stock sentencepiece agrees ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", corpus_files(), ids=lambda p: p.name)
+def test_stock_sentencepiece_gives_the_same_ids(models: dict[str, Path], path: Path) -> None:
+    """Identical ids for every line; the documented exception: stock spm does not apply NFC,
+    so on a non-NFC line it agrees with brahmic_pua only on the NFC form."""
+    lines = read(path.name).split("\n")
+    nfc = [unicodedata.normalize("NFC", line) for line in lines]
+    for name in ("unigram", "mixed"):
+        ours = _processor(models, name).encode(lines)
+        theirs = stock.SentencePieceProcessor(model_file=str(models[name]))
+        assert ours == theirs.encode(nfc)
+        assert theirs.decode(ours) == nfc
+        same = [i for i, (a, b) in enumerate(zip(lines, nfc, strict=True)) if a == b]
+        plain = theirs.encode([lines[i] for i in same])
+        assert plain == [ours[i] for i in same]
+
+
+# -- (d) reproducible ------------------------------------------------------------------------
+
+
+def test_training_twice_gives_identical_files(tmp_path: Path) -> None:
+    lines = read("te.train.txt").splitlines()[:8000]
+    for run in ("a", "b"):
+        (tmp_path / run).mkdir()
+        train_model(
+            sentence_iterator=iter(lines), model_prefix=str(tmp_path / run / "m"),
+            vocab_size=3000, model_type="bpe",
+        )  # fmt: skip
+    for suffix in (".model", ".vocab"):
+        first = (tmp_path / "a" / f"m{suffix}").read_bytes()
+        assert first == (tmp_path / "b" / f"m{suffix}").read_bytes()
+
+
+# -- options, planning and errors ------------------------------------------------------------
+
+
+def test_small_vocab_plans_the_alphabet(tmp_path: Path) -> None:
+    """1,200 pieces have room for half of te.train's ~1,000 symbols: coverage is lowered."""
+    report = train_model(
+        input=TE, model_prefix=str(tmp_path / "small"), vocab_size=1200, model_type="bpe"
+    )
+    assert report.alphabet.kept < report.alphabet.symbols
+    assert report.alphabet.character_coverage < 1.0
+    sp = spm.SentencePieceProcessor(model_file=report.model_file)
+    lines = read("te.train.txt").split("\n")[:3000]
+    assert sp.decode(sp.encode(lines)) == lines
+
+
+def test_too_small_vocab_says_what_is_needed(tmp_path: Path) -> None:
+    for size in (200, 300):
+        with pytest.raises(ValueError, match=rf"vocab_size={size} is too small.*use vocab_size >="):
+            train_model(input=TE, model_prefix=str(tmp_path / "x"), vocab_size=size)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_long_lines_and_block_lines_are_not_dropped(tmp_path: Path) -> None:
+    lines = read("te.train.txt").splitlines()[:3000]
+    long_line = "ఝౌం " * 5000  # 45 KB, ten times spm's default max_sentence_length
+    lines += [long_line, "\u2585 ఙ్ఞూ"]
+    report = train_model(
+        sentence_iterator=iter(lines), model_prefix=str(tmp_path / "m"), vocab_size=2000
+    )
+    assert report.lines_too_long == 0 and report.max_sentence_length > len(long_line.encode())
+    assert report.lines_with_block == 1
+    sp = spm.SentencePieceProcessor(model_file=report.model_file)
+    assert "ఝౌం" in sp.encode("ఝౌం", out_type=str) or "▁ఝౌం" in sp.encode("ఝౌం", out_type=str)
+    assert not any(sp.is_byte(i) for i in sp.encode("ఙ్ఞూ"))
+
+
+def test_string_form_and_spm_spelling(tmp_path: Path) -> None:
+    prefix = tmp_path / "s"
+    spm.SentencePieceTrainer.train(
+        f"--input={TE} --model_prefix={prefix} --vocab_size=1500 --model_type=bpe "
+        "--policy=akshara --user_defined_symbols=క్రాంతి"
+    )
+    sp = spm.SentencePieceProcessor(model_file=f"{prefix}.model")
+    assert sp.codec is not None and sp.codec.policy == "akshara"
+    assert sp.encode("క్రాంతి", out_type=str)[-1] == "క్రాంతి"
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"vocab_sise": 10}, "unknown trainer option"),
+        ({"normalization_rule_name": "nfkc"}, "set by brahmic_pua"),
+        ({"policy": "words"}, "unknown policy"),
+        ({"normalization": "nfkc"}, "unknown normalization"),
+        ({"input": "/nonexistent.txt"}, "not found"),
+    ],
+)
+def test_bad_options_are_clear(tmp_path: Path, options: dict[str, object], message: str) -> None:
+    arguments: dict[str, object] = {"input": TE, "model_prefix": str(tmp_path / "m")}
+    arguments.update(options)
+    with pytest.raises(ValueError, match=message):
+        train_model(**arguments)  # type: ignore[arg-type]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_plain_spm_model_is_wrapped_unchanged(tmp_path: Path) -> None:
+    lines = read("hi.sample.txt").splitlines()[:3000]
+    stock.SentencePieceTrainer.train(
+        sentence_iterator=iter(lines), model_prefix=str(tmp_path / "p"), vocab_size=1000,
+        minloglevel=2,
+    )  # fmt: skip
+    ours = spm.SentencePieceProcessor(model_file=str(tmp_path / "p.model"))
+    theirs = stock.SentencePieceProcessor(model_file=str(tmp_path / "p.model"))
+    assert not ours.is_brahmic
+    assert ours.encode(lines[:50]) == theirs.encode(lines[:50])
+    assert ours.encode(lines[0], out_type=str) == theirs.encode(lines[0], out_type=str)
+
+
+def test_processor_api(models: dict[str, Path]) -> None:
+    sp = _processor(models, "unigram")
+    assert sp.vocab_size() == sp.get_piece_size() == 8000
+    assert (sp.unk_id(), sp.bos_id(), sp.eos_id(), sp.pad_id()) == (0, 1, 2, -1)
+    ids = sp.encode("క్రాంతి", add_bos=True, add_eos=True)
+    assert ids[0] == sp.bos_id() and ids[-1] == sp.eos_id()
+    assert sp.encode("క్రాంతి", reverse=True) == sp.encode("క్రాంతి")[::-1]
+    piece = sp.id_to_piece(ids[1])
+    assert sp.piece_to_id(piece) == ids[1]
+    assert sp.encode_as_pieces("కి") == sp.encode("కి", out_type=str)
+    assert sp.decode(sp.encode(["కి", "కా"])) == ["కి", "కా"]
+    assert sp.is_byte(sp.piece_to_id("<0x41>")) and sp.is_control(1) and sp.is_unknown(0)
+    entropy = sp.calculate_entropy("క్రాంతి విజ్ఞానం", 0.5)
+    assert entropy > 0
+    assert sp.calculate_entropy("క్రాంతి విజ్ఞానం", 0.0) > entropy  # uniform is most uncertain
+    with pytest.raises(ValueError, match="Unigram"):
+        _processor(models, "bpe").calculate_entropy("కి", 0.5)
