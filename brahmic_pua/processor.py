@@ -226,11 +226,12 @@ class SentencePieceProcessor:
             return ""
         first = input[0]
         if isinstance(first, int):
-            return processor.decode(list(input))
+            return processor.decode(input)
         if isinstance(first, str):
             return processor.decode_pieces([self._model_piece(p) for p in input])
-        if first and isinstance(first[0], int):
-            return processor.decode([list(row) for row in input], **extra)
+        sample = next((row for row in input if row), None)
+        if sample is None or isinstance(sample[0], int):  # a batch of ids: one call to spm
+            return processor.decode(input, **extra)
         return [self.decode(row) for row in input]
 
     Decode = decode

@@ -151,6 +151,10 @@ def test_save_and_load(tmp_path: Path, codecs: dict[str, PUACodec]) -> None:
     assert [p.name for p in tmp_path.iterdir()] == ["codec.json"]
 
 
+def edit(document: str, **changes: object) -> str:
+    return json.dumps({**json.loads(document), **changes})
+
+
 def edit_a_count(document: str) -> str:
     body = json.loads(document)
     body["entries"][0][2] += 1
@@ -162,8 +166,8 @@ def edit_a_count(document: str) -> str:
     [
         (lambda s: s[: len(s) // 2], "corrupt or truncated JSON"),
         (lambda s: "", "corrupt or truncated JSON"),
-        (lambda s: s.replace('"format_version": 1', '"format_version": 2'), "format version 2"),
-        (lambda s: s.replace('"unicode_version": "', '"unicode_version": "9'), "Unicode '9"),
+        (lambda s: edit(s, format_version=2), "format version 2"),
+        (lambda s: edit(s, unicode_version="9.0.0"), "Unicode '9.0.0'"),
         (lambda s: s.replace('"brahmic_pua.codec"', '"other"'), "not a brahmic_pua codec file"),
         (edit_a_count, "does not match its fingerprint"),
         (lambda s: json.dumps({**json.loads(s), "entries": [[1, "x", 0]]}), "outside the Private"),

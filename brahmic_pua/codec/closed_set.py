@@ -9,10 +9,12 @@ are too many of them to enumerate; they get codes when the corpus has them.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import cache
+from itertools import pairwise
 
-from brahmic_pua.orthography.charclass import CharClass
+from brahmic_pua.orthography.charclass import STARTERS, CharClass
 from brahmic_pua.orthography.classify import classify, indic_category, script_characters
-from brahmic_pua.orthography.tokens import is_valid_token
+from brahmic_pua.orthography.relation import can_follow
 
 C = CharClass
 CORE_SUFFIXES = frozenset({"BINDU", "VISARGA"})
@@ -33,6 +35,16 @@ def valid_clusters(script: str) -> Iterator[str]:
     endings += suffixes
     for consonant in by_class[C.CONSONANT]:
         for stem in (consonant, *(consonant + n for n in by_class[C.NUKTA])):
-            yield from (stem + e for e in endings if is_valid_token(stem + e))
+            yield from (stem + e for e in endings if _valid_shape(_shape(stem + e)))
     for vowel in by_class[C.INDEPENDENT_VOWEL]:
-        yield from (vowel + e for e in ("", *suffixes) if is_valid_token(vowel + e))
+        yield from (vowel + e for e in ("", *suffixes) if _valid_shape(_shape(vowel + e)))
+
+
+def _shape(cluster: str) -> tuple[CharClass, ...]:
+    return tuple(classify(ch) for ch in cluster)
+
+
+@cache
+def _valid_shape(shape: tuple[CharClass, ...]) -> bool:
+    """is_valid_token depends only on the classes, and shapes repeat thousands of times."""
+    return shape[0] in STARTERS and all(can_follow(a, b) for a, b in pairwise(shape))

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections import Counter
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 import regex
 
 from brahmic_pua.codec.closed_set import valid_clusters
+from brahmic_pua.codec.counting import count_corpus, lookup_pattern
 from brahmic_pua.codec.layout import (
     ESCAPE,
     ESCAPED_LITERALS,
@@ -24,10 +25,10 @@ from brahmic_pua.codec.layout import (
     allocate,
     is_private_use,
 )
-from brahmic_pua.codec.table_file import CodecTable, read_table, write_table
+from brahmic_pua.codec.table_file import CodecTable, read_table, table_document, write_table
 from brahmic_pua.orthography.classify import script_of_char
 from brahmic_pua.orthography.unicode_tables import SCRIPT_NAMES, UNICODE_VERSION
-from brahmic_pua.segment.patterns import POLICIES, brahmic_start_charset, cluster_source
+from brahmic_pua.segment.patterns import POLICIES
 from brahmic_pua.segment.pieces import check_no_surrogates, passthrough_map, split_pieces
 
 _CACHE_LIMIT = 1 << 18
@@ -65,15 +66,7 @@ class PUACodec:
             self._escape_map[ord(taken)] = ESCAPE + taken
         self._piece_map: dict[str, str] = {}
         self._word_map: dict[str, str] = {}
-        start = f"[{brahmic_start_charset()}\ue000-\uf8ff\U000f0000-\U0010fffd\u2581\u2585]"
-        source = cluster_source(self.policy)
-        # A match must begin at a character that can start a mapped cluster; the rest of the
-        # text is skipped in C. grapheme clusters can begin with anything, so scan all of it.
-        self._pattern: re.Pattern[str] | regex.Pattern[str] = (
-            regex.compile(source)
-            if self.policy == "grapheme"
-            else re.compile(f"(?={start}){source}")
-        )
+        self._pattern = lookup_pattern(self.policy)
 
     # -- building -----------------------------------------------------------------------------
 
@@ -90,10 +83,16 @@ class PUACodec:
         names such as ``"telugu"``); by default, every Brahmic script seen in ``texts``. For
         ``fixtoken`` the table also holds every canonical valid cluster of those scripts.
         """
+        return cls.from_counts(count_corpus(texts, policy).clusters, policy, scripts)
+
+    @classmethod
+    def from_counts(
+        cls, counts: Mapping[str, int], policy: str, scripts: Iterable[str] | None = None
+    ) -> PUACodec:
+        """Build a table from cluster counts (see :func:`count_corpus`)."""
         if policy not in POLICIES:
             raise ValueError(f"unknown policy {policy!r}: choose one of {', '.join(POLICIES)}")
         wanted = _check_scripts(scripts)
-        counts = _count_clusters(texts, PUACodec(CodecTable.empty(policy))._pattern, policy)
         ranked: dict[str, tuple[int, str]] = {}
         for cluster, count in counts.items():
             script = cluster_script(cluster)
@@ -206,6 +205,10 @@ class PUACodec:
     def to_json(self) -> str:
         return write_table(self._table)
 
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON document as Python data."""
+        return table_document(self._table)
+
     @classmethod
     def from_json(cls, document: str, source: str = "codec") -> PUACodec:
         return cls(read_table(document, source))
@@ -227,28 +230,6 @@ class PUACodec:
             f"PUACodec(policy={self.policy!r}, scripts={list(self.scripts)!r}, "
             f"clusters={len(self)}, unicode={self.unicode_version})"
         )
-
-
-def _count_clusters(
-    texts: Iterable[str], pattern: re.Pattern[str] | regex.Pattern[str], policy: str
-) -> Counter[str]:
-    """How often the encoder would look up each cluster; pieces repeat, so count them first."""
-    pieces: Counter[str] = Counter()
-    counts: Counter[str] = Counter()
-    for number, text in enumerate(texts, 1):
-        try:
-            check_no_surrogates(text)
-        except ValueError as error:
-            raise ValueError(f"text {number}: {error}") from None
-        split = split_pieces(text, policy)
-        if split is None:
-            counts.update(pattern.findall(text))
-        else:
-            pieces.update(split)
-    for piece, n in pieces.items():
-        for cluster in pattern.findall(piece):
-            counts[cluster] += n
-    return counts
 
 
 _ESCAPED = re.compile(f"{ESCAPE}(.?)", re.DOTALL)

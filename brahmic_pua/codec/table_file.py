@@ -38,10 +38,6 @@ class CodecTable:
         body = _body(policy, scripts, UNICODE_VERSION, entries, blocks)
         return cls(policy, scripts, UNICODE_VERSION, tuple(entries), tuple(blocks), _digest(body))
 
-    @classmethod
-    def empty(cls, policy: str) -> CodecTable:
-        return cls.create(policy, (), [], [])
-
 
 def _body(
     policy: str,
@@ -66,10 +62,14 @@ def _digest(body: dict[str, Any]) -> str:
     return "sha256:" + hashlib.sha256(canonical.encode("ascii")).hexdigest()
 
 
-def write_table(table: CodecTable) -> str:
+def table_document(table: CodecTable) -> dict[str, Any]:
     body = _body(table.policy, table.scripts, table.unicode_version, table.entries, table.blocks)
     body["fingerprint"] = table.fingerprint
-    return json.dumps(body, ensure_ascii=False, indent=0) + "\n"
+    return body
+
+
+def write_table(table: CodecTable) -> str:
+    return json.dumps(table_document(table), ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
 def read_table(document: str, source: str) -> CodecTable:

@@ -35,7 +35,7 @@ class Manifest:
             "format": FORMAT,
             "format_version": FORMAT_VERSION,
             "normalization": self.normalization,
-            "codec": json.loads(self.codec.to_json()),
+            "codec": self.codec.to_dict(),
         }
         body["fingerprint"] = _digest(body)
         return json.dumps(body, ensure_ascii=False, sort_keys=True).encode("utf-8")

@@ -13,8 +13,19 @@ from brahmic_pua.codec import PUACodec
 from brahmic_pua.codec.layout import ESCAPE, ESCAPED_LITERALS, RESERVED
 
 
+class _HexNames(dict[str, str]):
+    """``U+XXXX`` spellings, made once per character (rule files hold ~50,000 rules)."""
+
+    def __missing__(self, ch: str) -> str:
+        name = self[ch] = f"U+{ord(ch):04X}"
+        return name
+
+
+_HEX = _HexNames()
+
+
 def _hex(text: str) -> str:
-    return " ".join(f"U+{ord(ch):04X}" for ch in text)
+    return " ".join(map(_HEX.__getitem__, text))
 
 
 def rule_pairs(codec: PUACodec) -> list[tuple[str, str]]:

@@ -38,16 +38,15 @@ def check_no_surrogates(text: str) -> None:
         )
 
 
-def _brahmic_starts(classes: frozenset[CharClass]) -> list[int]:
+@cache
+def _brahmic_code_points() -> frozenset[int]:
+    return frozenset(cp for a, b, _ in SCRIPT_RANGES for cp in range(a, b + 1))
+
+
+def _brahmic_starts(classes: frozenset[CharClass]) -> set[int]:
     wanted = {c.name for c in classes}
-    brahmic = [(a, b) for a, b, _ in SCRIPT_RANGES]
-    return [
-        cp
-        for a, b, v in CLASS_RANGES
-        if v in wanted
-        for cp in range(a, b + 1)
-        if any(x <= cp <= y for x, y in brahmic)
-    ]
+    members = {cp for a, b, v in CLASS_RANGES if v in wanted for cp in range(a, b + 1)}
+    return members & _brahmic_code_points()
 
 
 @cache
@@ -66,8 +65,8 @@ def sure_starts(policy: str) -> frozenset[int]:
 def _passthrough() -> dict[int, str]:
     """Identity entries for the characters Brahmic text is made of: ``str.translate`` is about
     twice as fast when a lookup hits than when it has to raise and swallow a KeyError."""
-    brahmic = {cp for a, b, _ in SCRIPT_RANGES for cp in range(a, b + 1)}
-    return {cp: chr(cp) for cp in brahmic | _DEPENDENT_CPS | set(_COMMON_STARTS)}
+    every = _brahmic_code_points() | _DEPENDENT_CPS | set(_COMMON_STARTS)
+    return {cp: chr(cp) for cp in every}
 
 
 @cache

@@ -7,9 +7,8 @@ import os
 import sys
 import tempfile
 import time
-from collections import Counter
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from brahmic_pua.normalize import normalize
@@ -23,7 +22,6 @@ class CorpusStats:
     bytes: int = 0
     longest_line_bytes: int = 0
     lines_with_block: int = 0
-    characters: Counter[str] = field(default_factory=Counter)
 
 
 class Progress:
@@ -79,7 +77,6 @@ class Corpus:
                 stats.bytes += size + 1
                 stats.longest_line_bytes = max(stats.longest_line_bytes, size)
                 stats.lines_with_block += BLOCK in text
-                stats.characters.update(text)
                 if spill is not None:
                     spill.write(text.replace("\n", " ") + "\n")
                 shown.update(stats)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +20,7 @@ from typing import Any
 import sentencepiece as spm
 
 from brahmic_pua.codec import PUACodec
+from brahmic_pua.codec.counting import count_corpus
 from brahmic_pua.model.manifest import Manifest, embed
 from brahmic_pua.model.pieces import NORMAL, UNUSED, display, must_disable
 from brahmic_pua.model.proto import parse_model
@@ -87,13 +89,16 @@ def train_model(arg: str | None = None, **kwargs: Any) -> TrainReport:
     options = build_options(arg, kwargs, progress=sys.stderr.isatty())
     corpus = Corpus(options.inputs, options.sentence_iterator, options.normalization)
     try:
-        codec = PUACodec.build(corpus.scan(options.progress), options.policy, options.scripts)
-        return _train(options, corpus, codec)
+        counts = count_corpus(corpus.scan(options.progress), options.policy)
+        codec = PUACodec.from_counts(counts.clusters, options.policy, options.scripts)
+        return _train(options, corpus, codec, counts.characters)
     finally:
         corpus.close()
 
 
-def _train(options: TrainOptions, corpus: Corpus, codec: PUACodec) -> TrainReport:
+def _train(
+    options: TrainOptions, corpus: Corpus, codec: PUACodec, characters: Counter[str]
+) -> TrainReport:
     opts = dict(options.spm)
     stats = corpus.stats
     if stats.lines == 0:
@@ -102,7 +107,7 @@ def _train(options: TrainOptions, corpus: Corpus, codec: PUACodec) -> TrainRepor
     model_type = str(opts.get("model_type", "unigram")).lower()
     byte_fallback = spm_bool(opts["byte_fallback"])
     reserved = _reserved_pieces(opts)
-    symbols = symbol_counts(codec, stats.characters, stats.lines)
+    symbols = symbol_counts(codec, characters, stats.lines)
     if "character_coverage" in opts:
         coverage = float(opts["character_coverage"])
         check_coverage(symbols, coverage, vocab_size, reserved, byte_fallback)

@@ -1,0 +1,107 @@
+"""brahmic_pua against raw SentencePiece, measured side by side in one run (issue #3 targets).
+
+    python bench/bench_spm.py [--corpus ../shared/corpora/te.train.txt] [--vocab_size 8000]
+
+Both tokenizers train on the same lines (the corpus minus every 20th line, which is held out)
+with the same options (byte_fallback, split_digits, no whitespace collapsing, spm's identity
+normalization for the raw model) and the same num_threads. Times are best of --repeat runs.
+Ratios are brahmic_pua ÷ raw spm; targets: encode ≤ 1.25, decode ≤ 1.25, training ≤ 1.2,
+fertility ≤ 1.05.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import sentencepiece as spm
+
+import brahmic_pua
+from brahmic_pua.model.pieces import starts_with_mark
+from brahmic_pua.trainer import train_model
+
+DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "te.train.txt"
+
+
+def best(run: Callable[[], Any], repeat: int) -> tuple[float, Any]:
+    times, result = [], None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        result = run()
+        times.append(time.perf_counter() - start)
+    return min(times), result
+
+
+def orphans_per_1000(rows: list[list[int]], sp: Any) -> float:
+    bad = {
+        i for i in range(sp.get_piece_size())
+        if not sp.is_byte(i) and starts_with_mark(sp.id_to_piece(i))
+    }  # fmt: skip
+    total = sum(map(len, rows))
+    return 1000 * sum(1 for row in rows for i in row if i in bad) / max(total, 1)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    parser.add_argument("--vocab_size", type=int, default=8000)
+    parser.add_argument("--num_threads", type=int, default=1)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    lines = args.corpus.read_text(encoding="utf-8").split("\n")
+    train = [line for i, line in enumerate(lines) if i % 20]
+    held = [line for i, line in enumerate(lines) if i % 20 == 0 and line.strip()]
+    words = sum(len(line.split()) for line in held)
+    print(
+        f"corpus {args.corpus.name}: {len(train):,} training lines, {len(held):,} held out "
+        f"({words:,} words); vocab {args.vocab_size}, num_threads {args.num_threads}\n"
+    )
+    common = {
+        "vocab_size": args.vocab_size, "byte_fallback": True, "split_digits": True,
+        "remove_extra_whitespaces": False, "num_threads": args.num_threads, "minloglevel": 2,
+    }  # fmt: skip
+    header = f"{'':24}{'raw spm':>12}{'brahmic_pua':>14}{'ratio':>8}{'target':>8}"
+    with tempfile.TemporaryDirectory() as work:
+        for model_type in ("unigram", "bpe"):
+            raw_prefix, ours_prefix = f"{work}/raw_{model_type}", f"{work}/ours_{model_type}"
+            raw_train, _ = best(lambda: spm.SentencePieceTrainer.train(
+                sentence_iterator=iter(train), model_prefix=raw_prefix, model_type=model_type,
+                normalization_rule_name="identity", character_coverage=1.0, **common,
+            ), 1)  # fmt: skip
+            ours_train, _ = best(lambda: train_model(
+                sentence_iterator=iter(train), model_prefix=ours_prefix, model_type=model_type,
+                **common,
+            ), 1)  # fmt: skip
+            raw = spm.SentencePieceProcessor(model_file=raw_prefix + ".model")
+            ours = brahmic_pua.SentencePieceProcessor(model_file=ours_prefix + ".model")
+            threads = {"num_threads": args.num_threads}
+            raw_enc, raw_ids = best(lambda: raw.encode(train, **threads), args.repeat)
+            ours_enc, our_ids = best(lambda: ours.encode(train, **threads), args.repeat)
+            raw_dec, _ = best(lambda: raw.decode(raw_ids, **threads), args.repeat)
+            ours_dec, _ = best(lambda: ours.decode(our_ids, **threads), args.repeat)
+            raw_held, ours_held = raw.encode(held), ours.encode(held)
+            raw_fert = sum(map(len, raw_held)) / words
+            ours_fert = sum(map(len, ours_held)) / words
+            print(f"{model_type}\n{header}")
+            rows = [
+                ("train (s)", raw_train, ours_train, 1.2),
+                ("batch encode (s)", raw_enc, ours_enc, 1.25),
+                ("batch decode (s)", raw_dec, ours_dec, 1.25),
+                ("fertility (held out)", raw_fert, ours_fert, 1.05),
+            ]
+            for name, a, b, target in rows:
+                print(f"{name:24}{a:12.3f}{b:14.3f}{b / a:8.2f}{target:8.2f}")
+            print(
+                f"{'orphan-mark tokens/1000':24}{orphans_per_1000(raw_held, raw):12.1f}"
+                f"{orphans_per_1000(ours_held, ours):14.1f}"
+            )
+            exact = sum(a == b for a, b in zip(held, ours.decode(ours_held), strict=True))
+            print(f"{'round trip (held out)':24}{'':12}{exact / len(held):14.4f}\n")
+
+
+if __name__ == "__main__":
+    main()
