@@ -64,43 +64,51 @@ def main() -> None:
         "vocab_size": args.vocab_size, "byte_fallback": True, "split_digits": True,
         "remove_extra_whitespaces": False, "num_threads": args.num_threads, "minloglevel": 2,
     }  # fmt: skip
+    for model_type in ("unigram", "bpe"):
+        compare(model_type, train, held, words, common, args)
+
+
+def compare(
+    model_type: str, train: list[str], held: list[str], words: int, common: dict[str, Any],
+    args: argparse.Namespace,
+) -> None:  # fmt: skip
+    """Train both tokenizers with ``model_type`` and print one table of ratios."""
     header = f"{'':24}{'raw spm':>12}{'brahmic_pua':>14}{'ratio':>8}{'target':>8}"
     with tempfile.TemporaryDirectory() as work:
-        for model_type in ("unigram", "bpe"):
-            raw_prefix, ours_prefix = f"{work}/raw_{model_type}", f"{work}/ours_{model_type}"
-            raw_train, _ = best(lambda: spm.SentencePieceTrainer.train(
-                sentence_iterator=iter(train), model_prefix=raw_prefix, model_type=model_type,
-                normalization_rule_name="identity", character_coverage=1.0, **common,
-            ), 1)  # fmt: skip
-            ours_train, _ = best(lambda: train_model(
-                sentence_iterator=iter(train), model_prefix=ours_prefix, model_type=model_type,
-                **common,
-            ), 1)  # fmt: skip
-            raw = spm.SentencePieceProcessor(model_file=raw_prefix + ".model")
-            ours = brahmic_pua.SentencePieceProcessor(model_file=ours_prefix + ".model")
-            threads = {"num_threads": args.num_threads}
-            raw_enc, raw_ids = best(lambda: raw.encode(train, **threads), args.repeat)
-            ours_enc, our_ids = best(lambda: ours.encode(train, **threads), args.repeat)
-            raw_dec, _ = best(lambda: raw.decode(raw_ids, **threads), args.repeat)
-            ours_dec, _ = best(lambda: ours.decode(our_ids, **threads), args.repeat)
-            raw_held, ours_held = raw.encode(held), ours.encode(held)
-            raw_fert = sum(map(len, raw_held)) / words
-            ours_fert = sum(map(len, ours_held)) / words
-            print(f"{model_type}\n{header}")
-            rows = [
-                ("train (s)", raw_train, ours_train, 1.2),
-                ("batch encode (s)", raw_enc, ours_enc, 1.25),
-                ("batch decode (s)", raw_dec, ours_dec, 1.25),
-                ("fertility (held out)", raw_fert, ours_fert, 1.05),
-            ]
-            for name, a, b, target in rows:
-                print(f"{name:24}{a:12.3f}{b:14.3f}{b / a:8.2f}{target:8.2f}")
-            print(
-                f"{'orphan-mark tokens/1000':24}{orphans_per_1000(raw_held, raw):12.1f}"
-                f"{orphans_per_1000(ours_held, ours):14.1f}"
-            )
-            exact = sum(a == b for a, b in zip(held, ours.decode(ours_held), strict=True))
-            print(f"{'round trip (held out)':24}{'':12}{exact / len(held):14.4f}\n")
+        raw_prefix, ours_prefix = f"{work}/raw", f"{work}/ours"
+        raw_train, _ = best(lambda: spm.SentencePieceTrainer.train(
+            sentence_iterator=iter(train), model_prefix=raw_prefix, model_type=model_type,
+            normalization_rule_name="identity", character_coverage=1.0, **common,
+        ), 1)  # fmt: skip
+        ours_train, _ = best(lambda: train_model(
+            sentence_iterator=iter(train), model_prefix=ours_prefix, model_type=model_type,
+            **common,
+        ), 1)  # fmt: skip
+        raw = spm.SentencePieceProcessor(model_file=raw_prefix + ".model")
+        ours = brahmic_pua.SentencePieceProcessor(model_file=ours_prefix + ".model")
+    threads = {"num_threads": args.num_threads}
+    raw_enc, raw_ids = best(lambda: raw.encode(train, **threads), args.repeat)
+    ours_enc, our_ids = best(lambda: ours.encode(train, **threads), args.repeat)
+    raw_dec, _ = best(lambda: raw.decode(raw_ids, **threads), args.repeat)
+    ours_dec, _ = best(lambda: ours.decode(our_ids, **threads), args.repeat)
+    raw_held, ours_held = raw.encode(held), ours.encode(held)
+    raw_fert = sum(map(len, raw_held)) / words
+    ours_fert = sum(map(len, ours_held)) / words
+    print(f"{model_type}\n{header}")
+    rows = [
+        ("train (s)", raw_train, ours_train, 1.2),
+        ("batch encode (s)", raw_enc, ours_enc, 1.25),
+        ("batch decode (s)", raw_dec, ours_dec, 1.25),
+        ("fertility (held out)", raw_fert, ours_fert, 1.05),
+    ]
+    for name, a, b, target in rows:
+        print(f"{name:24}{a:12.3f}{b:14.3f}{b / a:8.2f}{target:8.2f}")
+    print(
+        f"{'orphan-mark tokens/1000':24}{orphans_per_1000(raw_held, raw):12.1f}"
+        f"{orphans_per_1000(ours_held, ours):14.1f}"
+    )
+    exact = sum(a == b for a, b in zip(held, ours.decode(ours_held), strict=True))
+    print(f"{'round trip (held out)':24}{'':12}{exact / len(held):14.4f}\n")
 
 
 if __name__ == "__main__":

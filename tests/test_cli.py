@@ -89,3 +89,52 @@ def test_console_script_is_installed() -> None:
         [executable, "segment"], input="క్రాంతి\n", capture_output=True, text=True, check=True
     )
     assert done.stdout == "క్|రాం|తి\n"
+
+
+def test_train_encode_decode_like_spm(runner: CliRunner, tmp_path: Path) -> None:
+    """The issue's acceptance commands: spm_train spellings, spm_encode/spm_decode style."""
+    prefix = tmp_path / "te"
+    corpus = str(CORPORA / "te.train.txt")
+    args = ["train", "--input", corpus, "--model_prefix", str(prefix), "--vocab_size", "3000",
+            "--model_type", "bpe", "--split_by_whitespace=true", "--num_threads", "1"]  # fmt: skip
+    result = runner.invoke(main, args)
+    assert result.exit_code == 0, result.output
+    model = f"{prefix}.model"
+    pieces = runner.invoke(main, ["encode", "--model", model, "--output_format", "piece"],
+                           input="క్రాంతి\n")  # fmt: skip
+    assert pieces.exit_code == 0
+    assert pieces.output.replace(" ", "").replace("▁", "") == "క్రాంతి\n"
+    ids = runner.invoke(main, ["encode", "--model", model, "--output_format", "id"],
+                        input="క్రాంతి నేపాల్\n")  # fmt: skip
+    back = runner.invoke(main, ["decode", "--model", model, "--input_format", "id"],
+                         input=ids.output)  # fmt: skip
+    assert back.output == "క్రాంతి నేపాల్\n"
+    back = runner.invoke(main, ["decode", "--model", model], input=pieces.output)
+    assert back.output == "క్రాంతి\n"
+
+
+def test_train_errors_are_one_line(runner: CliRunner, tmp_path: Path) -> None:
+    prefix = tmp_path / "m"
+    args = ["train", "--input", str(CORPORA / "te.train.txt"), "--model_prefix", str(prefix),
+            "--vocab_size", "100"]  # fmt: skip
+    result = runner.invoke(main, args)
+    assert result.exit_code == 1
+    assert "vocab_size=100 is too small" in result.output and "Traceback" not in result.output
+    assert list(tmp_path.iterdir()) == []
+    result = runner.invoke(main, ["train", "--input", "missing.txt", "--model_prefix", "x"])
+    assert result.exit_code == 1 and "not found" in result.output
+
+
+def test_encode_rejects_a_non_model(runner: CliRunner, tmp_path: Path) -> None:
+    bogus = tmp_path / "bogus.model"
+    bogus.write_bytes(b"\xff\xff\xff not a model")
+    result = runner.invoke(main, ["encode", "--model", str(bogus)], input="x\n")
+    assert result.exit_code == 1 and "not a SentencePiece model" in result.output
+    assert result.output.count("\n") == 1
+
+
+def test_demo(runner: CliRunner) -> None:
+    result = runner.invoke(main, ["demo", "--vocab_size", "1000"])
+    assert result.exit_code == 0, result.output
+    assert "brahmic_pua:" in result.output and "plain spm:" in result.output
+    assert "orphan-mark tokens per 1000: brahmic_pua 0.0" in result.output

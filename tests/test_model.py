@@ -131,7 +131,7 @@ def test_no_orphan_piece_in_any_encoded_corpus_line(models: dict[str, Path], pat
 @pytest.mark.parametrize("name", ["unigram", "bpe"])
 def test_no_orphan_piece_when_sampling(models: dict[str, Path], name: str) -> None:
     sp = _processor(models, name)
-    lines = read("te.train.txt").split("\n")[-2000:] + [" ా క్ ర ి", "ం ః ్ ా"]
+    lines = [*read("te.train.txt").split("\n")[-2000:], " ా క్ ర ి", "ం ః ్ ా"]
     for alpha in (0.1, 0.5, 1.0):
         rows = sp.encode(lines, enable_sampling=True, alpha=alpha, nbest_size=-1)
         assert not _orphans(sp, rows)
