@@ -25,6 +25,7 @@ from brahmic_pua.model.manifest import Manifest, embed
 from brahmic_pua.model.pieces import NORMAL, UNUSED, display, must_disable
 from brahmic_pua.model.proto import parse_model
 from brahmic_pua.model.rules import denormalizer_tsv, normalizer_tsv
+from brahmic_pua.normalize import normalize
 from brahmic_pua.trainer.alphabet import AlphabetPlan, check_coverage, plan, symbol_counts
 from brahmic_pua.trainer.corpus import BLOCK, Corpus
 from brahmic_pua.trainer.options import TrainOptions, build_options, spm_bool
@@ -78,8 +79,6 @@ def _reserved_pieces(options: dict[str, Any]) -> int:
 
 
 def _map_symbols(value: Any, codec: PUACodec, mode: str) -> list[str]:
-    from brahmic_pua.normalize import normalize
-
     items = value.split(",") if isinstance(value, str) else list(value)
     return [codec.encode(normalize(str(item), mode)) for item in items if str(item)]
 
@@ -120,10 +119,10 @@ def _train(
     if "max_sentence_length" not in opts:
         opts["max_sentence_length"] = max(DEFAULT_MAX_SENTENCE_LENGTH, needed)
     limit = int(opts["max_sentence_length"])
-    too_long = 0 if needed <= limit else -1  # counted while feeding spm
-    for name in ("user_defined_symbols", "control_symbols"):
-        if name in opts and name == "user_defined_symbols":
-            opts[name] = _map_symbols(opts[name], codec, options.normalization)
+    if "user_defined_symbols" in opts:  # they must match the text spm sees: map them too
+        opts["user_defined_symbols"] = _map_symbols(
+            opts["user_defined_symbols"], codec, options.normalization
+        )
     prefix = str(opts.pop("model_prefix"))
     with tempfile.TemporaryDirectory(prefix="brahmic_pua_train_") as work:
         rules = Path(work, "normalize.tsv")
@@ -148,7 +147,7 @@ def _train(
             )
         except RuntimeError as error:
             raise ValueError(f"SentencePiece could not train: {_first_line(error)}") from None
-        too_long = counter["too_long"] if too_long else 0
+        too_long = counter["too_long"]
         model = parse_model(Path(work, "model.model").read_bytes())
         disabled = _finish(model, codec, prefix)
         data = embed(model.SerializeToString(), Manifest(codec, options.normalization))
