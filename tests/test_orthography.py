@@ -235,3 +235,12 @@ def test_is_valid_token_examples() -> None:
     assert not is_valid_token("్క")
     assert not is_valid_token("")
     assert not is_valid_token(" ్")
+
+
+@given(texts)
+def test_normalization_is_idempotent(text: str) -> None:
+    from brahmic_pua import normalize
+
+    once = normalize(text)
+    assert normalize(once) == once
+    assert normalize(text, "none") == text
