@@ -20,8 +20,13 @@ C = CharClass
 CORE_SUFFIXES = frozenset({"BINDU", "VISARGA"})
 
 
-def valid_clusters(script: str) -> Iterator[str]:
+@cache
+def valid_clusters(script: str) -> tuple[str, ...]:
     """Canonical-shape clusters of one Brahmic script, each a valid token, in a fixed order."""
+    return tuple(_canonical(script))
+
+
+def _canonical(script: str) -> Iterator[str]:
     chars = script_characters(script)
     by_class: dict[CharClass, list[str]] = {c: [] for c in CharClass}
     for ch in chars:

@@ -13,21 +13,6 @@ from brahmic_pua.codec import PUACodec
 from brahmic_pua.codec.layout import ESCAPE, ESCAPED_LITERALS, RESERVED
 
 
-class _HexNames(dict[str, str]):
-    """``U+XXXX`` spellings, made once per character (rule files hold ~50,000 rules)."""
-
-    def __missing__(self, ch: str) -> str:
-        name = self[ch] = f"U+{ord(ch):04X}"
-        return name
-
-
-_HEX = _HexNames()
-
-
-def _hex(text: str) -> str:
-    return " ".join(map(_HEX.__getitem__, text))
-
-
 def rule_pairs(codec: PUACodec) -> list[tuple[str, str]]:
     """(source, target) for every normalizer rule, in a fixed order."""
     pairs = [(cluster, code) for code, cluster in codec.code_pairs()]
@@ -37,9 +22,16 @@ def rule_pairs(codec: PUACodec) -> list[tuple[str, str]]:
     return pairs
 
 
-def normalizer_tsv(codec: PUACodec) -> str:
-    return "".join(f"{_hex(a)}\t{_hex(b)}\n" for a, b in rule_pairs(codec))
+def rule_files(codec: PUACodec) -> tuple[str, str]:
+    """The normalizer and denormalizer rule files (``U+XXXX U+YYYY<TAB>U+ZZZZ`` lines).
 
-
-def denormalizer_tsv(codec: PUACodec) -> str:
-    return "".join(f"{_hex(b)}\t{_hex(a)}\n" for a, b in rule_pairs(codec))
+    ~50,000 rules: every string is spelled by one ``str.translate`` over all of them.
+    """
+    pairs = rule_pairs(codec)
+    joined = "\n".join(text for pair in pairs for text in pair)
+    names = {ord(ch): f"U+{ord(ch):04X} " for ch in set(joined) - {"\n"}}
+    spelled = joined.translate(names).replace(" \n", "\n").removesuffix(" ").split("\n")
+    sources, targets = spelled[0::2], spelled[1::2]
+    forward = "".join(f"{a}\t{b}\n" for a, b in zip(sources, targets, strict=True))
+    backward = "".join(f"{b}\t{a}\n" for a, b in zip(sources, targets, strict=True))
+    return forward, backward

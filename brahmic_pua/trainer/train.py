@@ -24,7 +24,7 @@ from brahmic_pua.codec.counting import count_corpus
 from brahmic_pua.model.manifest import Manifest, embed
 from brahmic_pua.model.pieces import NORMAL, UNUSED, display, must_disable
 from brahmic_pua.model.proto import parse_model
-from brahmic_pua.model.rules import denormalizer_tsv, normalizer_tsv
+from brahmic_pua.model.rules import rule_files
 from brahmic_pua.normalize import normalize
 from brahmic_pua.trainer.alphabet import AlphabetPlan, check_coverage, plan, symbol_counts
 from brahmic_pua.trainer.corpus import BLOCK, Corpus
@@ -125,10 +125,11 @@ def _train(
         )
     prefix = str(opts.pop("model_prefix"))
     with tempfile.TemporaryDirectory(prefix="brahmic_pua_train_") as work:
+        forward, backward = rule_files(codec)
         rules = Path(work, "normalize.tsv")
-        rules.write_text(normalizer_tsv(codec), encoding="utf-8")
+        rules.write_text(forward, encoding="utf-8")
         derules = Path(work, "denormalize.tsv")
-        derules.write_text(denormalizer_tsv(codec), encoding="utf-8")
+        derules.write_text(backward, encoding="utf-8")
         counter = {"too_long": 0}
 
         def feed() -> Iterator[str]:
