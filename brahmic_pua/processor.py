@@ -144,7 +144,7 @@ class SentencePieceProcessor:
     def encode(
         self,
         input: Text,
-        out_type: type | str = int,
+        out_type: type | None = None,
         add_bos: bool | None = None,
         add_eos: bool | None = None,
         reverse: bool | None = None,
@@ -154,14 +154,18 @@ class SentencePieceProcessor:
         alpha: float | None = None,
         num_threads: int | None = None,
     ) -> Any:
-        """Ids (``out_type=int``) or pieces as text (``out_type=str``) of a str or a list."""
+        """Ids (``out_type=int``) or pieces as text (``out_type=str``) of a str or a list.
+
+        Options left as None take the value given to the constructor, as in sentencepiece.
+        """
         given = {
             "add_bos": add_bos, "add_eos": add_eos, "reverse": reverse,
             "emit_unk_piece": emit_unk_piece, "enable_sampling": enable_sampling,
             "nbest_size": nbest_size, "alpha": alpha, "num_threads": num_threads,
         }  # fmt: skip
         options = {**self._defaults, **{k: v for k, v in given.items() if v is not None}}
-        out = options.pop("out_type", out_type) if out_type is int else out_type
+        default_out = options.pop("out_type", int)
+        out = default_out if out_type is None else out_type
         if out not in (int, str):
             raise ValueError(f"out_type must be int or str, not {out!r}")
         ids = self._processor().encode(self._prepare(input), out_type=int, **options)

@@ -165,13 +165,14 @@ def test_stock_sentencepiece_gives_the_same_ids(models: dict[str, Path], path: P
 # -- (d) reproducible ------------------------------------------------------------------------
 
 
-def test_training_twice_gives_identical_files(tmp_path: Path) -> None:
+@pytest.mark.parametrize("model_type", ["unigram", "bpe"])
+def test_training_twice_gives_identical_files(tmp_path: Path, model_type: str) -> None:
     lines = read("te.train.txt").splitlines()[:8000]
     for run in ("a", "b"):
         (tmp_path / run).mkdir()
         train_model(
             sentence_iterator=iter(lines), model_prefix=str(tmp_path / run / "m"),
-            vocab_size=3000, model_type="bpe",
+            vocab_size=3000, model_type=model_type, num_threads=2,
         )  # fmt: skip
     for suffix in (".model", ".vocab"):
         first = (tmp_path / "a" / f"m{suffix}").read_bytes()
@@ -254,6 +255,12 @@ def test_plain_spm_model_is_wrapped_unchanged(tmp_path: Path) -> None:
     assert not ours.is_brahmic
     assert ours.encode(lines[:50]) == theirs.encode(lines[:50])
     assert ours.encode(lines[0], out_type=str) == theirs.encode(lines[0], out_type=str)
+
+
+def test_constructor_defaults_like_sentencepiece(models: dict[str, Path]) -> None:
+    sp = spm.SentencePieceProcessor(model_file=str(models["unigram"]), add_bos=True, out_type=str)
+    assert sp.encode("కి")[0] == "<s>"
+    assert sp.encode("కి", out_type=int)[0] == sp.bos_id()
 
 
 def test_processor_api(models: dict[str, Path]) -> None:
