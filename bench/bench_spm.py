@@ -4,7 +4,9 @@
 
 Both tokenizers train on the same lines (the corpus minus every 20th line, which is held out)
 with the same options (byte_fallback, split_digits, no whitespace collapsing, spm's identity
-normalization for the raw model) and the same num_threads. Times are best of --repeat runs.
+normalization for the raw model) and the same num_threads. Encode and decode times are the best
+of --repeat runs taken in alternation (raw, ours, raw, ours…) so both see the same machine load;
+training runs once each.
 Ratios are brahmic_pua ÷ raw spm; targets: encode ≤ 1.25, decode ≤ 1.25, training ≤ 1.2,
 fertility ≤ 1.05.
 """
@@ -34,6 +36,20 @@ def best(run: Callable[[], Any], repeat: int) -> tuple[float, Any]:
         result = run()
         times.append(time.perf_counter() - start)
     return min(times), result
+
+
+def side_by_side(
+    first: Callable[[], Any], second: Callable[[], Any], repeat: int
+) -> tuple[float, float, Any, Any]:
+    """Best times of two runs taken in alternation, so both see the same machine load."""
+    a_times, b_times = [], []
+    a_result = b_result = None
+    for _ in range(repeat):
+        a, a_result = best(first, 1)
+        b, b_result = best(second, 1)
+        a_times.append(a)
+        b_times.append(b)
+    return min(a_times), min(b_times), a_result, b_result
 
 
 def orphans_per_1000(rows: list[list[int]], sp: Any) -> float:
@@ -87,10 +103,12 @@ def compare(
         raw = spm.SentencePieceProcessor(model_file=raw_prefix + ".model")
         ours = brahmic_pua.SentencePieceProcessor(model_file=ours_prefix + ".model")
     threads = {"num_threads": args.num_threads}
-    raw_enc, raw_ids = best(lambda: raw.encode(train, **threads), args.repeat)
-    ours_enc, our_ids = best(lambda: ours.encode(train, **threads), args.repeat)
-    raw_dec, _ = best(lambda: raw.decode(raw_ids, **threads), args.repeat)
-    ours_dec, _ = best(lambda: ours.decode(our_ids, **threads), args.repeat)
+    raw_enc, ours_enc, raw_ids, our_ids = side_by_side(
+        lambda: raw.encode(train, **threads), lambda: ours.encode(train, **threads), args.repeat
+    )
+    raw_dec, ours_dec, _, _ = side_by_side(
+        lambda: raw.decode(raw_ids, **threads), lambda: ours.decode(our_ids, **threads), args.repeat
+    )
     raw_held, ours_held = raw.encode(held), ours.encode(held)
     raw_fert = sum(map(len, raw_held)) / words
     ours_fert = sum(map(len, ours_held)) / words

@@ -27,7 +27,7 @@ from brahmic_pua.codec.layout import (
 )
 from brahmic_pua.codec.table_file import CodecTable, read_table, table_document, write_table
 from brahmic_pua.orthography.classify import script_of_char
-from brahmic_pua.orthography.unicode_tables import SCRIPT_NAMES, UNICODE_VERSION
+from brahmic_pua.orthography.unicode_tables import SCRIPT_NAMES
 from brahmic_pua.segment.patterns import POLICIES
 from brahmic_pua.segment.pieces import check_no_surrogates, passthrough_map, split_pieces
 
@@ -247,4 +247,4 @@ def _check_scripts(scripts: Iterable[str] | None) -> set[str] | None:
     return chosen
 
 
-__all__ = ["UNICODE_VERSION", "PUACodec", "cluster_script"]
+__all__ = ["PUACodec", "cluster_script"]
