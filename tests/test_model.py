@@ -280,3 +280,32 @@ def test_processor_api(models: dict[str, Path]) -> None:
     assert sp.calculate_entropy("క్రాంతి విజ్ఞానం", 0.0) > entropy  # uniform is most uncertain
     with pytest.raises(ValueError, match="Unigram"):
         _processor(models, "bpe").calculate_entropy("కి", 0.5)
+
+
+def test_normalization_none_keeps_nfd_text(tmp_path: Path) -> None:
+    lines = read("te.train.txt").splitlines()[:3000]
+    telugu = read("te.train.txt").splitlines()[3000:3300]
+    nfd = [unicodedata.normalize("NFD", line) for line in telugu]  # ై becomes ె + ౖ
+    report = train_model(
+        sentence_iterator=iter(lines + nfd), model_prefix=str(tmp_path / "raw"),
+        vocab_size=3000, normalization="none",
+    )  # fmt: skip
+    sp = spm.SentencePieceProcessor(model_file=report.model_file)
+    assert sp.manifest is not None and sp.manifest.normalization == "none"
+    assert sp.decode(sp.encode(nfd)) == nfd
+    assert nfd != [unicodedata.normalize("NFC", line) for line in nfd]
+
+
+def test_damaged_models_are_one_clear_error(models: dict[str, Path], tmp_path: Path) -> None:
+    data = models["bpe"].read_bytes()
+    truncated = tmp_path / "truncated.model"
+    truncated.write_bytes(data[: len(data) // 2])
+    with pytest.raises(spm.ModelFileError, match="not a SentencePiece model"):
+        spm.SentencePieceProcessor(model_file=str(truncated))
+    edited = tmp_path / "edited.model"
+    assert data.count(b'"normalization": "nfc"') == 1
+    edited.write_bytes(data.replace(b'"normalization": "nfc"', b'"normalization": "nfd"'))
+    with pytest.raises(spm.ModelFileError, match="fingerprint"):
+        spm.SentencePieceProcessor(model_file=str(edited))
+    with pytest.raises(spm.ModelFileError, match="cannot read model"):
+        spm.SentencePieceProcessor(model_file=str(tmp_path / "missing.model"))
