@@ -29,7 +29,12 @@ from brahmic_pua.codec.table_file import CodecTable, read_table, table_document,
 from brahmic_pua.orthography.classify import script_of_char
 from brahmic_pua.orthography.unicode_tables import SCRIPT_NAMES
 from brahmic_pua.segment.patterns import POLICIES
-from brahmic_pua.segment.pieces import check_no_surrogates, passthrough_map, split_pieces
+from brahmic_pua.segment.pieces import (
+    PieceMemo,
+    check_no_surrogates,
+    passthrough_map,
+    split_pieces,
+)
 
 _CACHE_LIMIT = 1 << 18
 
@@ -64,7 +69,7 @@ class PUACodec:
         self._escape_map: dict[int, str] = {ord(k): v for k, v in ESCAPED_LITERALS.items()}
         for taken in (*self._encode_map.values(), *RESERVED):
             self._escape_map[ord(taken)] = ESCAPE + taken
-        self._piece_map: dict[str, str] = {}
+        self._piece_map = PieceMemo(self._encode_slow)
         self._word_map: dict[str, str] = {}
         self._pattern = lookup_pattern(self.policy)
 
@@ -139,13 +144,7 @@ class PUACodec:
             return self._encode_slow(text)
         if len(self._piece_map) > _CACHE_LIMIT:
             self._piece_map.clear()
-        known = self._piece_map.get
-        return "".join([known(p) or self._encode_piece(p) for p in pieces])
-
-    def _encode_piece(self, piece: str) -> str:
-        encoded = self._encode_slow(piece)
-        self._piece_map[piece] = encoded
-        return encoded
+        return "".join(map(self._piece_map.__getitem__, pieces))  # lookups stay in C
 
     def _encode_slow(self, text: str) -> str:
         return self._pattern.sub(self._replace, text)

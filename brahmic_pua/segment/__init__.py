@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from itertools import chain
+
 from brahmic_pua.segment.patterns import POLICIES, cluster_regex
-from brahmic_pua.segment.pieces import split_pieces
+from brahmic_pua.segment.pieces import PieceMemo, split_pieces
 from brahmic_pua.segment.syllable import asr_normalize
 
 _CACHE_LIMIT = 1 << 17
-_piece_cache: dict[tuple[str, str], list[str]] = {}
+_memos: dict[str, PieceMemo[list[str]]] = {}
 
 
 def segment(text: str, policy: str = "fixtoken") -> list[str]:
@@ -22,15 +24,10 @@ def segment(text: str, policy: str = "fixtoken") -> list[str]:
     pieces = split_pieces(text, policy)
     if pieces is None:
         return pattern.findall(text)
-    if len(_piece_cache) > _CACHE_LIMIT:
-        _piece_cache.clear()
-    clusters: list[str] = []
-    for piece in pieces:
-        found = _piece_cache.get((policy, piece))
-        if found is None:
-            found = _piece_cache[(policy, piece)] = pattern.findall(piece)
-        clusters += found
-    return clusters
+    memo = _memos.get(policy)
+    if memo is None or len(memo) > _CACHE_LIMIT:
+        memo = _memos[policy] = PieceMemo(pattern.findall)
+    return list(chain.from_iterable(map(memo.__getitem__, pieces)))
 
 
 __all__ = ["POLICIES", "asr_normalize", "segment"]

@@ -11,7 +11,9 @@ piece segments on its own exactly as it would in place.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import cache
+from typing import TypeVar
 
 from brahmic_pua.orthography.charclass import DEPENDENTS, CharClass
 from brahmic_pua.orthography.unicode_tables import CLASS_RANGES, SCRIPT_RANGES
@@ -90,3 +92,19 @@ def split_pieces(text: str, policy: str) -> list[str] | None:
 def passthrough_map() -> dict[int, str]:
     """A fresh copy of the identity translate entries, for tables that add their own."""
     return dict(_passthrough())
+
+
+V = TypeVar("V")
+
+
+class PieceMemo(dict[str, V]):
+    """Work done once per distinct piece. Hits cost no Python call: ``map(memo.__getitem__,
+    pieces)`` runs in C, and only a miss calls ``compute``."""
+
+    def __init__(self, compute: Callable[[str], V]) -> None:
+        super().__init__()
+        self.compute = compute
+
+    def __missing__(self, piece: str) -> V:
+        value = self[piece] = self.compute(piece)
+        return value
