@@ -234,11 +234,13 @@ def test_string_form_and_spm_spelling(tmp_path: Path) -> None:
         ({"policy": "words"}, "unknown policy"),
         ({"normalization": "nfkc"}, "unknown normalization"),
         ({"input": "/nonexistent.txt"}, "not found"),
+        ({"input": None, "sentence_iterator": iter(["కి", "a\ud800"])}, r"line 2: lone surrogate"),
     ],
 )
 def test_bad_options_are_clear(tmp_path: Path, options: dict[str, object], message: str) -> None:
     arguments: dict[str, object] = {"input": TE, "model_prefix": str(tmp_path / "m")}
     arguments.update(options)
+    arguments = {k: v for k, v in arguments.items() if v is not None}
     with pytest.raises(ValueError, match=message):
         train_model(**arguments)  # type: ignore[arg-type]
     assert list(tmp_path.iterdir()) == []

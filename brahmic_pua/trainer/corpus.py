@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from brahmic_pua.normalize import normalize
+from brahmic_pua.segment.pieces import check_no_surrogates
 
 BLOCK = "\u2585"  # spm silently drops every training line that contains it
 
@@ -71,8 +72,12 @@ class Corpus:
             spill = os.fdopen(handle, "w", encoding="utf-8")
         try:
             for line in self._raw_lines():
+                try:
+                    check_no_surrogates(line)
+                except ValueError as error:
+                    raise ValueError(f"line {stats.lines + 1}: {error}") from None
                 text = normalize(line, self.mode)
-                size = len(text.encode("utf-8", "surrogatepass"))
+                size = len(text.encode("utf-8"))
                 stats.lines += 1
                 stats.bytes += size + 1
                 stats.longest_line_bytes = max(stats.longest_line_bytes, size)

@@ -134,7 +134,7 @@ def _train(
 
         def feed() -> Iterator[str]:
             for line in corpus.lines():
-                if len(line.encode("utf-8", "surrogatepass")) > limit:
+                if len(line.encode("utf-8")) > limit:
                     counter["too_long"] += 1
                 yield line.replace(BLOCK, ESCAPED_BLOCK) if BLOCK in line else line
 
