@@ -311,3 +311,39 @@ def test_damaged_models_are_one_clear_error(models: dict[str, Path], tmp_path: P
         spm.SentencePieceProcessor(model_file=str(edited))
     with pytest.raises(spm.ModelFileError, match="cannot read model"):
         spm.SentencePieceProcessor(model_file=str(tmp_path / "missing.model"))
+
+
+def test_entropy_matches_brute_force(models: dict[str, Path]) -> None:
+    """The forward algorithm equals −Σ p log p over every segmentation, enumerated."""
+    import math
+
+    from brahmic_pua.entropy import segmentation_entropy
+
+    sp = _processor(models, "unigram")
+    raw = sp._processor()
+    scores = {
+        raw.id_to_piece(i): raw.get_score(i)
+        for i in range(raw.get_piece_size())
+        if not (raw.is_control(i) or raw.is_unused(i) or raw.is_byte(i) or raw.is_unknown(i))
+    }
+
+    def segmentations(text: str) -> list[float]:
+        if not text:
+            return [0.0]
+        found = []
+        for end in range(1, len(text) + 1):
+            if text[:end] in scores:
+                found += [scores[text[:end]] + rest for rest in segmentations(text[end:])]
+        return found
+
+    ambiguous = 0
+    for word in ("క్రాంతి", "విజ్ఞానం", "తెలుగు భాష", "ప్రభుత్వ పాఠశాలలు"):
+        normalized = raw.normalize(word)
+        for alpha in (0.2, 1.0):
+            weights = [alpha * s for s in segmentations(normalized)]
+            top = max(weights)
+            z = sum(math.exp(w - top) for w in weights)
+            expected = -sum(math.exp(w - top) / z * (w - top - math.log(z)) for w in weights)
+            ambiguous += len(weights) > 1
+            assert segmentation_entropy(raw, normalized, alpha) == pytest.approx(expected)
+    assert ambiguous >= 4  # the check is not vacuous
