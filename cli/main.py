@@ -40,10 +40,17 @@ def _output(path: str | None) -> AbstractContextManager[TextIO]:
 
 
 def _run(source: TextIO, output: str | None, transform: Callable[[str], str]) -> None:
+    number = 0
     try:
         with _output(output) as sink:
             for line in _lines(source):
                 sink.write(transform(line) + "\n")
+                number += 1
+    except UnicodeDecodeError as error:
+        raise click.ClickException(
+            f"input is not UTF-8 ({error.reason} after line {number}); "
+            "convert it first, e.g. iconv -f LATIN1 -t UTF-8"
+        ) from None
     except (ValueError, OSError) as error:
         raise click.ClickException(str(error)) from None
 

@@ -138,3 +138,14 @@ def test_demo(runner: CliRunner) -> None:
     assert result.exit_code == 0, result.output
     assert "brahmic_pua:" in result.output and "plain spm:" in result.output
     assert "orphan-mark tokens per 1000: brahmic_pua 0.0" in result.output
+
+
+def test_input_that_is_not_utf8(runner: CliRunner, tmp_path: Path) -> None:
+    source = tmp_path / "latin1.txt"
+    source.write_bytes("caf\u00e9\n".encode("latin-1"))
+    target = tmp_path / "out.txt"
+    args = ["segment", "--input", str(source), "--output", str(target)]
+    result = runner.invoke(main, args)
+    assert result.exit_code == 1
+    assert "input is not UTF-8" in result.output and "iconv" in result.output
+    assert result.output.count("\n") == 1 and not target.exists()
