@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import pytest
 from conftest import corpus_files, read
 from hypothesis import given
+from hypothesis import strategies as st
 from strategies import nasty_texts
 
 from brahmic_pua import POLICIES, CodecFileError, PUACodec, is_valid_token, segment
 from brahmic_pua.codec.closed_set import valid_clusters
+from brahmic_pua.codec.counting import count_corpus, lookup_pattern
 from brahmic_pua.codec.layout import BMP_CAPACITY, CAPACITY, ESCAPE, allocate
 from brahmic_pua.orthography import script_of_char
 
@@ -208,3 +211,28 @@ def test_other_policies_round_trip_real_text(policy: str, te_train: str) -> None
     encoded = codec.encode(text)
     assert codec.decode(encoded) == text
     assert not any(script_of_char(ch) for ch in encoded)  # every Brahmic cluster is a code
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+@given(lines=st.lists(nasty_texts, max_size=6))
+def test_counting_equals_one_pass_per_line(policy: str, lines: list[str]) -> None:
+    """count_corpus's shortcuts (pieces counted once, weighted) change no count."""
+    pattern = lookup_pattern(policy)
+    clusters: Counter[str] = Counter()
+    characters: Counter[str] = Counter()
+    for line in lines:
+        clusters.update(pattern.findall(line))
+        characters.update(line)
+    counts = count_corpus(lines, policy)
+    assert counts.clusters == clusters
+    assert +counts.characters == +characters
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_counting_real_text(policy: str) -> None:
+    lines = read("hi.sample.txt").split("\n")[:3000] + read("te.train.txt").split("\n")[:3000]
+    pattern = lookup_pattern(policy)
+    expected: Counter[str] = Counter()
+    for line in lines:
+        expected.update(pattern.findall(line))
+    assert count_corpus(lines, policy).clusters == expected
