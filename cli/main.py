@@ -220,14 +220,13 @@ def train_command(
     """Train a SentencePiece model on clusters (spm_train's flags; others pass through)."""
     extra = _spm_flags(list(ctx.args))
     try:
-        report = train_model(
+        train_model(
             input=input_, model_prefix=model_prefix, vocab_size=vocab_size,
             model_type=model_type, policy=policy, scripts=scripts, normalization=normalization,
             progress=True, **extra,
         )  # fmt: skip
     except (ValueError, OSError) as error:
         raise click.ClickException(str(error)) from None
-    del report  # train_model printed its summary
 
 
 def _processor(path: str) -> SentencePieceProcessor:
