@@ -23,9 +23,8 @@ from brahmic_pua import (
     SentencePieceProcessor,
     segment,
 )
+from brahmic_pua.atomic import atomic_output
 from brahmic_pua.trainer import train_model
-
-from .atomic import atomic_output
 
 POLICY = click.Choice(POLICIES)
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import regex
 
+from brahmic_pua.atomic import atomic_output
 from brahmic_pua.codec.closed_set import valid_clusters
 from brahmic_pua.codec.counting import count_corpus, lookup_pattern
 from brahmic_pua.codec.layout import (
@@ -214,10 +215,8 @@ class PUACodec:
 
     def save(self, path: str | Path) -> None:
         """Write the table as JSON (atomically: a temporary file, then a rename)."""
-        target = Path(path)
-        temporary = target.with_name(target.name + ".tmp")
-        temporary.write_text(self.to_json(), encoding="utf-8")
-        temporary.replace(target)
+        with atomic_output(path) as stream:
+            stream.write(self.to_json())
 
     @classmethod
     def load(cls, path: str | Path) -> PUACodec:

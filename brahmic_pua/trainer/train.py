@@ -8,7 +8,6 @@ UNUSED and the brahmic_pua manifest appended, and is moved into place with its `
 
 from __future__ import annotations
 
-import os
 import sys
 import tempfile
 from collections import Counter
@@ -19,6 +18,7 @@ from typing import Any
 
 import sentencepiece as spm
 
+from brahmic_pua.atomic import write_atomic
 from brahmic_pua.codec import PUACodec
 from brahmic_pua.codec.counting import count_corpus
 from brahmic_pua.model.manifest import Manifest, embed
@@ -154,8 +154,8 @@ def _train(
         data = embed(model.SerializeToString(), Manifest(codec, options.normalization))
         vocab = "".join(f"{display(p.piece, codec)}\t{p.score:g}\n" for p in model.pieces)
         model_file, vocab_file = f"{prefix}.model", f"{prefix}.vocab"
-        _write_atomic(model_file, data)
-        _write_atomic(vocab_file, vocab.encode("utf-8"))
+        write_atomic(model_file, data)
+        write_atomic(vocab_file, vocab.encode("utf-8"))
     report = TrainReport(
         model_file, vocab_file, stats.lines, len(codec), alphabet, limit, too_long,
         stats.lines_with_block, disabled,
@@ -183,20 +183,6 @@ def _finish(model: Any, codec: PUACodec, prefix: str) -> int:
 def _first_line(error: Exception) -> str:
     lines = [line.strip() for line in str(error).splitlines() if line.strip()]
     return lines[-1] if lines else type(error).__name__
-
-
-def _write_atomic(path: str, data: bytes) -> None:
-    target = Path(path)
-    if not target.parent.is_dir():
-        raise ValueError(f"cannot write {path}: directory {target.parent} does not exist")
-    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
 
 
 class SentencePieceTrainer:
