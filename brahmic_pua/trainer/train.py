@@ -71,16 +71,22 @@ def _reserved_pieces(options: dict[str, Any]) -> int:
     ids = ("unk_id", "bos_id", "eos_id", "pad_id")
     defaults = {"unk_id": 0, "bos_id": 1, "eos_id": 2, "pad_id": -1}
     meta = sum(1 for name in ids if int(options.get(name, defaults[name])) >= 0)
-    symbols = 0
-    for name in ("user_defined_symbols", "control_symbols"):
-        value = options.get(name) or []
-        symbols += len(value.split(",") if isinstance(value, str) else list(value))
+    symbols = sum(
+        len(_symbols(options.get(n))) for n in ("user_defined_symbols", "control_symbols")
+    )
     return meta + symbols
 
 
-def _map_symbols(value: Any, codec: PUACodec, mode: str) -> list[str]:
+def _symbols(value: Any) -> list[str]:
+    """spm's symbol lists: a comma-separated string or a list."""
+    if not value:
+        return []
     items = value.split(",") if isinstance(value, str) else list(value)
-    return [codec.encode(normalize(str(item), mode)) for item in items if str(item)]
+    return [str(item) for item in items if str(item)]
+
+
+def _map_symbols(value: Any, codec: PUACodec, mode: str) -> list[str]:
+    return [codec.encode(normalize(item, mode)) for item in _symbols(value)]
 
 
 def train_model(arg: str | None = None, **kwargs: Any) -> TrainReport:
