@@ -1,16 +1,23 @@
 """``brahmic-pua``: segment text and build or apply PUA codecs from the shell.
 
-Every command reads lines (a file or stdin) and writes one line per input line. Errors are one
-line on stderr and a non-zero exit; output files are written whole or not at all.
+Every command reads lines (a file or stdin) as bytes split at "\\n" only, so a "\\r" stays part
+of its line, and writes exactly one "\\n"-terminated line per input line. Expected errors are
+one line on stderr and exit 1 (usage errors exit 2); output files are written whole or not at
+all, also when the run is interrupted (Ctrl-C exits 130, SIGTERM 143) or stdout is closed early
+(``| head``: exit 141, like a tool killed by SIGPIPE, and nothing printed).
 """
 
 from __future__ import annotations
 
 import json
+import os
+import signal
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, nullcontext
-from typing import TextIO
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from types import FrameType
+from typing import Any, BinaryIO, NoReturn
 
 import click
 
@@ -27,57 +34,133 @@ from brahmic_pua.atomic import atomic_output
 from brahmic_pua.trainer import train_model
 
 POLICY = click.Choice(POLICIES)
+INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a Ctrl-C
+PIPE_CLOSED = 141  # 128 + SIGPIPE, as `cat big | head` reports it
 
 
-def _lines(stream: TextIO) -> Iterator[str]:
-    for line in stream:
+def _terminate(signum: int, frame: FrameType | None) -> NoReturn:
+    """SIGTERM as an exception, so that every ``with`` block (temporary files) cleans up."""
+    raise SystemExit(128 + signum)
+
+
+def _one_line(message: str) -> str:
+    return " ".join(part.strip() for part in message.splitlines() if part.strip())
+
+
+def _expected(error: ValueError | OSError) -> str:
+    """The one line for an error the user can fix (a bad file, a bad value)."""
+    if isinstance(error, OSError) and error.strerror and error.filename:
+        return f"{error.filename}: {error.strerror}"
+    return _one_line(str(error)) or type(error).__name__
+
+
+class _Shell(click.Group):
+    """The command group as a shell tool: one-line errors, quiet broken pipes, clean signals.
+
+    Expected errors (ValueError, OSError) become one line; anything else is a bug in
+    brahmic_pua and keeps its traceback."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        signal.signal(signal.SIGTERM, _terminate)
+        return self.main(*args, **kwargs)
+
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
+        run = super().main
+        if not standalone_mode:
+            return run(args, prog_name, complete_var, False, **extra)
+        try:
+            status = run(args, prog_name, complete_var, False, **extra)
+        except click.ClickException as error:
+            message = error.format_message()
+            if isinstance(error, click.UsageError) and error.ctx is not None:
+                message += f" (see '{error.ctx.command_path} --help')"
+            click.echo(f"Error: {_one_line(message)}", err=True)
+            sys.exit(error.exit_code)
+        except (click.Abort, KeyboardInterrupt):
+            sys.exit(INTERRUPTED)
+        sys.exit(status if isinstance(status, int) else 0)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        # click itself turns a broken pipe into exit 1, so it is caught before click sees it.
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:
+            # Python's documented recipe: later flushes of stdout go nowhere instead of failing.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            raise click.exceptions.Exit(PIPE_CLOSED) from None
+        except (ValueError, OSError) as error:
+            raise click.ClickException(_expected(error)) from None
+
+
+def _lines(stream: BinaryIO) -> Iterator[str]:
+    """Lines split at b"\\n" only, without it; a bad byte is reported at its line and offset."""
+    offset = 0
+    for number, raw in enumerate(stream, 1):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            name = getattr(stream, "name", "<stdin>")
+            where = f"line {number} (byte offset {offset + error.start}: {error.reason})"
+            raise click.ClickException(
+                f"input {'stdin' if name == '<stdin>' else name} is not UTF-8 at {where}; "
+                "convert it first, e.g. iconv -f LATIN1 -t UTF-8"
+            ) from None
+        offset += len(raw)
         yield line[:-1] if line.endswith("\n") else line
 
 
-def _output(path: str | None) -> AbstractContextManager[TextIO]:
-    return atomic_output(path) if path else nullcontext(sys.stdout)
+@contextmanager
+def _output(path: str | None) -> Iterator[BinaryIO]:
+    if path:
+        with atomic_output(path) as stream:
+            yield stream.buffer
+    else:
+        yield sys.stdout.buffer
+        sys.stdout.buffer.flush()  # a closed pipe fails here, inside the command, not at exit
 
 
-def _run(source: TextIO, output: str | None, transform: Callable[[str], str]) -> None:
-    number = 0
-    try:
-        with _output(output) as sink:
-            for line in _lines(source):
-                sink.write(transform(line) + "\n")
-                number += 1
-    except UnicodeDecodeError as error:
-        raise click.ClickException(
-            f"input is not UTF-8 ({error.reason} after line {number}); "
-            "convert it first, e.g. iconv -f LATIN1 -t UTF-8"
-        ) from None
-    except (ValueError, OSError) as error:
-        raise click.ClickException(str(error)) from None
+def _run(source: BinaryIO, output: str | None, transform: Callable[[str], str]) -> None:
+    with _output(output) as sink:
+        for line in _lines(source):
+            sink.write(transform(line).encode("utf-8") + b"\n")
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=_Shell, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="brahmic-pua")
 def main() -> None:
     """Tokenization for Brahmic scripts that never splits a cluster."""
 
 
-@main.command("segment")
-@click.option("--policy", type=POLICY, default="fixtoken", show_default=True)
-@click.option(
+INPUT = click.option(
     "--input",
     "input_",
-    type=click.File("r", encoding="utf-8"),
+    type=click.File("rb"),
     default="-",
-    help="Text file, one line per line (default: stdin).",
+    help="UTF-8 text file, one line per line (default: stdin).",
 )
-@click.option(
+OUTPUT = click.option(
     "--output",
     type=click.Path(dir_okay=False, writable=True),
     help="Write here instead of stdout (atomically).",
 )
+
+
+@main.command("segment")
+@click.option("--policy", type=POLICY, default="fixtoken", show_default=True)
+@INPUT
+@OUTPUT
 @click.option("--separator", default="|", show_default=True, help="Printed between clusters.")
 @click.option("--json", "as_json", is_flag=True, help="Print each line's clusters as a JSON list.")
 def segment_command(
-    policy: str, input_: TextIO, output: str | None, separator: str, as_json: bool
+    policy: str, input_: BinaryIO, output: str | None, separator: str, as_json: bool
 ) -> None:
     """Split each line into orthographic clusters."""
 
@@ -99,8 +182,8 @@ def codec_group() -> None:
     "inputs",
     multiple=True,
     required=True,
-    type=click.File("r", encoding="utf-8"),
-    help="Corpus file (repeatable).",
+    type=click.File("rb"),
+    help="UTF-8 corpus file (repeatable).",
 )
 @click.option(
     "--output",
@@ -114,25 +197,39 @@ def codec_group() -> None:
     default=None,
     help="Comma-separated Brahmic scripts, e.g. telugu,devanagari (default: as seen).",
 )
-def codec_build(inputs: tuple[TextIO, ...], output: str, policy: str, scripts: str | None) -> None:
+def codec_build(
+    inputs: tuple[BinaryIO, ...], output: str, policy: str, scripts: str | None
+) -> None:
     """Build a codec from corpus files."""
     chosen = [s.strip() for s in scripts.split(",") if s.strip()] if scripts else None
-    try:
-        codec = PUACodec.build(
-            (line for stream in inputs for line in _lines(stream)), policy, chosen
-        )
-        with atomic_output(output) as sink:
-            sink.write(codec.to_json())
-    except (ValueError, OSError) as error:
-        raise click.ClickException(str(error)) from None
+    codec = PUACodec.build((line for stream in inputs for line in _lines(stream)), policy, chosen)
+    codec.save(output)
     click.echo(f"{codec!r} -> {output}", err=True)
 
 
+def _is_model(path: str) -> bool:
+    try:
+        SentencePieceProcessor(model_file=path)
+    except ModelFileError:
+        return False
+    return True
+
+
 def _load(path: str) -> PUACodec:
+    """The codec, or one line saying what the file is instead (a .model is a common mix-up)."""
     try:
         return PUACodec.load(path)
-    except (CodecFileError, OSError) as error:
-        raise click.ClickException(str(error)) from None
+    except (CodecFileError, UnicodeDecodeError) as error:
+        if _is_model(path):
+            raise click.ClickException(
+                f"{path} is a SentencePiece model, not a codec JSON; use "
+                f"`brahmic-pua encode --model {path}` (or `decode`) to apply a model"
+            ) from None
+        if isinstance(error, UnicodeDecodeError):
+            raise click.ClickException(
+                f"{path} is not a codec JSON file (not UTF-8 text)"
+            ) from None
+        raise
 
 
 CODEC = click.option(
@@ -142,25 +239,13 @@ CODEC = click.option(
     type=click.Path(exists=True, dir_okay=False),
     help="Codec JSON file.",
 )
-INPUT = click.option(
-    "--input",
-    "input_",
-    type=click.File("r", encoding="utf-8"),
-    default="-",
-    help="Text file (default: stdin).",
-)
-OUTPUT = click.option(
-    "--output",
-    type=click.Path(dir_okay=False, writable=True),
-    help="Write here instead of stdout (atomically).",
-)
 
 
 @codec_group.command("encode")
 @CODEC
 @INPUT
 @OUTPUT
-def codec_encode(codec_path: str, input_: TextIO, output: str | None) -> None:
+def codec_encode(codec_path: str, input_: BinaryIO, output: str | None) -> None:
     """Map each line's clusters to PUA code points."""
     _run(input_, output, _load(codec_path).encode)
 
@@ -169,7 +254,7 @@ def codec_encode(codec_path: str, input_: TextIO, output: str | None) -> None:
 @CODEC
 @INPUT
 @OUTPUT
-def codec_decode(codec_path: str, input_: TextIO, output: str | None) -> None:
+def codec_decode(codec_path: str, input_: BinaryIO, output: str | None) -> None:
     """Map PUA code points back to clusters."""
     _run(input_, output, _load(codec_path).decode)
 
@@ -196,9 +281,30 @@ def _spm_flags(args: list[str]) -> dict[str, str]:
     return flags
 
 
+def _model_prefix(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """A prefix that names files: "" or "out/" would write hidden files named ".model"."""
+    if not value or value.endswith(("/", os.sep)) or Path(value).name in ("", ".", ".."):
+        raise click.BadParameter(
+            f"{value!r} names no file; give a path prefix such as out/te "
+            "(writes out/te.model and out/te.vocab)"
+        )
+    return value
+
+
 @main.command("train", context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
-@click.option("--input", "input_", required=True, help="Corpus file(s), comma-separated.")
-@click.option("--model_prefix", required=True, help="Writes <prefix>.model and <prefix>.vocab.")
+@click.option(
+    "--input",
+    "inputs",
+    multiple=True,
+    required=True,
+    help="UTF-8 corpus file(s): repeat the option or separate them by commas.",
+)
+@click.option(
+    "--model_prefix",
+    required=True,
+    callback=_model_prefix,
+    help="Writes <prefix>.model and <prefix>.vocab.",
+)
 @click.option("--vocab_size", type=int, default=8000, show_default=True)
 @click.option(
     "--model_type",
@@ -213,26 +319,15 @@ def _spm_flags(args: list[str]) -> dict[str, str]:
 )
 @click.pass_context
 def train_command(
-    ctx: click.Context, input_: str, model_prefix: str, vocab_size: int, model_type: str,
-    policy: str, scripts: str | None, normalization: str,
+    ctx: click.Context, inputs: tuple[str, ...], model_prefix: str, vocab_size: int,
+    model_type: str, policy: str, scripts: str | None, normalization: str,
 ) -> None:  # fmt: skip
     """Train a SentencePiece model on clusters (spm_train's flags; others pass through)."""
-    extra = _spm_flags(list(ctx.args))
-    try:
-        train_model(
-            input=input_, model_prefix=model_prefix, vocab_size=vocab_size,
-            model_type=model_type, policy=policy, scripts=scripts, normalization=normalization,
-            progress=True, **extra,
-        )  # fmt: skip
-    except (ValueError, OSError) as error:
-        raise click.ClickException(str(error)) from None
-
-
-def _processor(path: str) -> SentencePieceProcessor:
-    try:
-        return SentencePieceProcessor(model_file=path)
-    except (ModelFileError, CodecFileError, OSError) as error:
-        raise click.ClickException(str(error)) from None
+    train_model(
+        input=list(inputs), model_prefix=model_prefix, vocab_size=vocab_size,
+        model_type=model_type, policy=policy, scripts=scripts, normalization=normalization,
+        progress=True, **_spm_flags(list(ctx.args)),
+    )  # fmt: skip
 
 
 MODEL = click.option(
@@ -251,9 +346,11 @@ MODEL = click.option(
 )
 @INPUT
 @OUTPUT
-def encode_command(model_path: str, output_format: str, input_: TextIO, output: str | None) -> None:
+def encode_command(
+    model_path: str, output_format: str, input_: BinaryIO, output: str | None
+) -> None:
     """Like spm_encode: one line in, its pieces or ids out, space-separated."""
-    sp = _processor(model_path)
+    sp = SentencePieceProcessor(model_file=model_path)
     if output_format == "id":
         _run(input_, output, lambda line: " ".join(map(str, sp.encode(line))))
     else:
@@ -267,16 +364,22 @@ def encode_command(model_path: str, output_format: str, input_: TextIO, output: 
 )
 @INPUT
 @OUTPUT
-def decode_command(model_path: str, input_format: str, input_: TextIO, output: str | None) -> None:
+def decode_command(
+    model_path: str, input_format: str, input_: BinaryIO, output: str | None
+) -> None:
     """Like spm_decode: space-separated pieces or ids in, text out."""
-    sp = _processor(model_path)
+    sp = SentencePieceProcessor(model_file=model_path)
 
     def decode(line: str) -> str:
         if input_format == "id":
             try:
-                return str(sp.decode([int(x) for x in line.split()]))
+                ids = [int(x) for x in line.split()]
             except ValueError:
                 raise ValueError(f"not a list of ids: {line[:40]!r}") from None
+            try:
+                return str(sp.decode(ids))
+            except IndexError as error:  # an id outside the vocabulary, as stock spm says it
+                raise ValueError(str(error)) from None
         return str(sp.decode(line.split(" ") if line else []))
 
     _run(input_, output, decode)
@@ -292,10 +395,7 @@ def demo_command(vocab_size: int, model_type: str) -> None:
     from brahmic_pua import demo
 
     click.echo(f"training brahmic_pua and plain spm ({model_type}, vocab {vocab_size}) ...")
-    try:
-        shown, summary = demo.run(vocab_size, model_type)
-    except ValueError as error:
-        raise click.ClickException(str(error)) from None
+    shown, summary = demo.run(vocab_size, model_type)
     for row in shown:
         click.echo(f"\n{row.text}")
         click.echo(f"  brahmic_pua: {demo.mark(row.ours)}")
@@ -307,3 +407,7 @@ def demo_command(vocab_size: int, model_type: str) -> None:
 def scripts_command() -> None:
     """List the Brahmic scripts the tables cover."""
     click.echo("\n".join(SCRIPT_NAMES))
+
+
+if __name__ == "__main__":
+    main()

@@ -4,15 +4,21 @@ from __future__ import annotations
 
 import json
 import shutil
+import signal
 import subprocess
+import sys
+import time
+import unicodedata
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 from conftest import CORPORA
 
-from brahmic_pua import SCRIPT_NAMES, segment
+from brahmic_pua import POLICIES, SCRIPT_NAMES, SentencePieceProcessor, segment
+from brahmic_pua.cli import main as cli_main
 from brahmic_pua.cli.main import main
+from brahmic_pua.trainer import train_model
 
 
 @pytest.fixture
@@ -147,5 +153,218 @@ def test_input_that_is_not_utf8(runner: CliRunner, tmp_path: Path) -> None:
     args = ["segment", "--input", str(source), "--output", str(target)]
     result = runner.invoke(main, args)
     assert result.exit_code == 1
-    assert "input is not UTF-8" in result.output and "iconv" in result.output
+    assert "latin1.txt is not UTF-8 at line 1 (byte offset 3:" in result.output
+    assert "iconv" in result.output
     assert result.output.count("\n") == 1 and not target.exists()
+
+
+# -- issue #6: lines kept exactly, interruptions, broken pipes, one-line errors ---------------
+
+MODULE = [sys.executable, "-m", "brahmic_pua.cli.main"]
+ODD_LINES = ["క \u0308ి", "a\rb", "▁▁ literal ▁ x", "x \u0308 y", "క్రాంతి\r"]
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """One small model per policy, trained on 2,000 Telugu lines and the odd lines (often enough
+    that their clusters get pieces of their own)."""
+    directory = tmp_path_factory.mktemp("models")
+    lines = (CORPORA / "te.train.txt").read_text(encoding="utf-8").split("\n")[:2000]
+    made = {}
+    for policy in POLICIES:
+        prefix = str(directory / policy)
+        train_model(
+            sentence_iterator=iter(lines + ODD_LINES * 20), model_prefix=prefix, vocab_size=2000,
+            policy=policy, num_threads=1,
+        )  # fmt: skip
+        made[policy] = f"{prefix}.model"
+    return made
+
+
+def test_carriage_returns_stay_inside_their_line(
+    runner: CliRunner, tmp_path: Path, models: dict[str, str]
+) -> None:
+    """Lines end at "\\n" only: a lone "\\r" and the "\\r" of CRLF are part of the line."""
+    text = "a\rb\nక\r\nx\r\r\n\rనే\n".encode()
+    segmented = runner.invoke(main, ["segment"], input=text)
+    assert segmented.stdout_bytes == "a|\r|b\nక|\r\nx|\r|\r\n\r|నే\n".encode()
+    codec = tmp_path / "te.codec.json"
+    corpus = str(CORPORA / "te.train.txt")
+    runner.invoke(main, ["codec", "build", "--input", corpus, "--output", str(codec)])
+    commands = [
+        (["codec", "encode", "--codec", str(codec)], ["codec", "decode", "--codec", str(codec)]),
+        (["encode", "--model", models["fixtoken"]], ["decode", "--model", models["fixtoken"]]),
+        (
+            ["encode", "--model", models["fixtoken"], "--output_format", "id"],
+            ["decode", "--model", models["fixtoken"], "--input_format", "id"],
+        ),
+    ]
+    for encode, decode in commands:
+        encoded = runner.invoke(main, encode, input=text)
+        assert encoded.exit_code == 0, encoded.output
+        assert encoded.stdout_bytes.count(b"\n") == text.count(b"\n")
+        decoded = runner.invoke(main, decode, input=encoded.stdout_bytes)
+        assert decoded.stdout_bytes == text, encode
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_piece_format_round_trips_for_every_policy(
+    runner: CliRunner, models: dict[str, str], policy: str
+) -> None:
+    """encode | decode in the piece format gives each line back, also where a cluster holds a
+    space (grapheme: space + U+0308), a carriage return or a literal ▁."""
+    held_out = (CORPORA / "te.train.txt").read_text(encoding="utf-8").split("\n")[2000:2300]
+    lines = [*held_out, *ODD_LINES, " \u0308", "\u0308", "", " ", "▁", "▁ ▁"]
+    text = "".join(line + "\n" for line in lines)
+    pieces = runner.invoke(main, ["encode", "--model", models[policy]], input=text)
+    assert pieces.exit_code == 0, pieces.output
+    back = runner.invoke(main, ["decode", "--model", models[policy]], input=pieces.stdout_bytes)
+    assert back.exit_code == 0, back.output
+    expected = [unicodedata.normalize("NFC", line) for line in [*lines, ""]]
+    assert back.stdout_bytes.decode("utf-8").split("\n") == expected
+
+
+def _temporaries(directory: Path) -> list[str]:
+    return [p.name for p in directory.iterdir() if p.name.startswith(".")]
+
+
+@pytest.mark.parametrize(("sent", "status"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_a_signal_during_encode_leaves_no_temporary_file(
+    tmp_path: Path, models: dict[str, str], sent: signal.Signals, status: int
+) -> None:
+    source = tmp_path / "big.txt"
+    source.write_bytes((CORPORA / "te.train.txt").read_bytes() * 4)
+    out = tmp_path / "out"
+    out.mkdir()
+    args = ["encode", "--model", models["fixtoken"], "--input", str(source)]
+    process = subprocess.Popen(
+        [*MODULE, *args, "--output", str(out / "ids.txt")], stderr=subprocess.PIPE
+    )
+    deadline = time.monotonic() + 60
+    while not _temporaries(out) and time.monotonic() < deadline and process.poll() is None:
+        time.sleep(0.005)
+    assert _temporaries(out) and process.poll() is None, "the run should be under way"
+    process.send_signal(sent)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == status
+    assert b"Traceback" not in stderr and not stderr.strip()
+    assert list(out.iterdir()) == []
+
+
+def test_a_closed_stdout_is_quiet() -> None:
+    """`brahmic-pua segment big.txt | head -1`: no "Broken pipe", the status of SIGPIPE."""
+    corpus = str(CORPORA / "te.train.txt")
+    process = subprocess.Popen(
+        [*MODULE, "segment", "--input", corpus], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert process.stdout is not None and process.stderr is not None
+    assert process.stdout.readline()
+    process.stdout.close()
+    assert process.wait(timeout=60) == 141
+    assert process.stderr.read() == b""
+
+
+def test_non_utf8_input_names_the_right_line_and_offset(runner: CliRunner, tmp_path: Path) -> None:
+    """The bad byte lies beyond the first read buffer: line and file offset are both exact."""
+    lines = (CORPORA / "te.train.txt").read_bytes().split(b"\n")
+    taken, size = 0, 0
+    while size < 2_500_000:
+        size += len(lines[taken]) + 1
+        taken += 1
+    bad_line = taken + 1  # 1-based: the line after those
+    data = b"".join(line + b"\n" for line in lines[:taken]) + b"abc\xffdef\n" + lines[taken]
+    source = tmp_path / "bad.txt"
+    source.write_bytes(data)
+    target = tmp_path / "out.txt"
+    result = runner.invoke(main, ["segment", "--input", str(source), "--output", str(target)])
+    assert result.exit_code == 1
+    assert f"is not UTF-8 at line {bad_line} (byte offset {size + 3}:" in result.output
+    assert data[size + 3 : size + 4] == b"\xff"
+    assert result.output.count("\n") == 1 and not target.exists()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["segment", "--bogus"],
+        ["segment", "--policy", "nope"],
+        ["nosuchcommand"],
+        ["--bogus"],
+        ["encode"],
+        ["train", "--input", "x.txt", "--model_prefix", "m", "--vocab_size", "abc"],
+        ["train", "--input", "x", "--model_prefix", "m", "--model_type=bpe", "--vocab_size=x"],
+        ["train", "--input", "x.txt", "--model_prefix", ""],
+        ["train", "--input", "x.txt", "--model_prefix", "out/"],
+    ],
+)
+def test_usage_errors_are_one_line(
+    runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(main, args)
+    assert result.exit_code == 2
+    assert result.output.startswith("Error: ") and result.output.count("\n") == 1
+    assert "--help" in result.output
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_train_uses_every_input(runner: CliRunner, tmp_path: Path) -> None:
+    """--input a --input b (like --input a,b) trains on both files, not on the last one."""
+    telugu, hindi = tmp_path / "te.txt", tmp_path / "hi.txt"
+    lines = (CORPORA / "te.train.txt").read_text(encoding="utf-8").split("\n")[:300]
+    telugu.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    hindi.write_text("दिल्ली\n" * 50, encoding="utf-8")
+    in_telugu = sum(segment(line).count("క్") for line in lines)
+    prefix = tmp_path / "m"
+    repeated = ["--input", str(telugu), "--input", str(hindi)]
+    for inputs in (repeated, ["--input", f"{telugu},{hindi}"]):
+        args = ["train", *inputs, "--model_prefix", str(prefix), "--vocab_size", "1000"]
+        result = runner.invoke(main, args)
+        assert result.exit_code == 0, result.output
+        manifest = SentencePieceProcessor(model_file=f"{prefix}.model").manifest
+        assert manifest is not None
+        counts = manifest.codec.counts()
+        assert (counts.get("दि"), counts.get("క్")) == (50, in_telugu)
+
+
+def test_a_model_given_as_codec_is_one_clear_line(
+    runner: CliRunner, models: dict[str, str]
+) -> None:
+    result = runner.invoke(main, ["codec", "encode", "--codec", models["fixtoken"]], input="x\n")
+    assert result.exit_code == 1
+    assert result.output.count("\n") == 1 and "Traceback" not in result.output
+    assert "is a SentencePiece model, not a codec JSON" in result.output
+    assert "brahmic-pua encode --model" in result.output
+
+
+@pytest.mark.parametrize("ids", ["99999", "-1", "1 x"])
+def test_bad_ids_are_one_line(
+    runner: CliRunner, tmp_path: Path, models: dict[str, str], ids: str
+) -> None:
+    target = tmp_path / "out.txt"
+    args = [
+        "decode",
+        "--model",
+        models["fixtoken"],
+        "--input_format",
+        "id",
+        "--output",
+        str(target),
+    ]
+    result = runner.invoke(main, args, input=f"5 6\n{ids}\n")
+    assert result.exit_code == 1 and result.output.count("\n") == 1
+    assert "out of range" in result.output or "not a list of ids" in result.output
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_internal_bug_keeps_its_traceback(
+    runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only expected errors become one line; a bug in brahmic_pua must show where it happened."""
+
+    def broken(text: str, policy: str) -> list[str]:
+        raise TypeError("a bug")
+
+    monkeypatch.setattr(cli_main, "segment", broken)
+    result = runner.invoke(main, ["segment"], input="క\n")
+    assert isinstance(result.exception, TypeError)
