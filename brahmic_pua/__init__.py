@@ -4,6 +4,18 @@ Pipeline: orthography (classes, ⊸, fixToken) → segment (clusters) → codec 
 → model file (rules + manifest) → trainer / processor (drop-ins for sentencepiece's).
 """
 
+# sentencepiece's module-level names, so that ``import brahmic_pua as spm`` is a drop-in: the
+# random seed (sampling) and the log level are global to the C++ library both modules share.
+from sentencepiece import (
+    SetMinLogLevel,
+    SetNBestTimeout,
+    SetRandomGeneratorSeed,
+    ThreadPool,
+    set_min_log_level,
+    set_nbest_timeout,
+    set_random_generator_seed,
+)
+
 from brahmic_pua.codec import CodecFileError, PUACodec
 from brahmic_pua.model.manifest import ModelFileError
 from brahmic_pua.normalize import normalize
@@ -33,6 +45,10 @@ __all__ = [
     "PUACodec",
     "SentencePieceProcessor",
     "SentencePieceTrainer",
+    "SetMinLogLevel",
+    "SetNBestTimeout",
+    "SetRandomGeneratorSeed",
+    "ThreadPool",
     "asr_normalize",
     "can_follow",
     "classify",
@@ -41,4 +57,7 @@ __all__ = [
     "is_valid_token",
     "normalize",
     "segment",
+    "set_min_log_level",
+    "set_nbest_timeout",
+    "set_random_generator_seed",
 ]

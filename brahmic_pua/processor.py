@@ -4,73 +4,240 @@ Encoding and decoding run in stock SentencePiece (C++, multi-threaded): the mode
 normalizer maps clusters to codes and its denormalizer maps them back, so ids are exactly what
 stock sentencepiece gives for the same text. This class adds N (NFC by default) before
 encoding and shows pieces as the text they stand for: no PUA code point reaches the caller.
-A plain spm model (no manifest) is wrapped unchanged, with ``is_brahmic`` False.
+
+Every method takes the arguments sentencepiece 0.2.3's takes and returns what it returns, so
+``import brahmic_pua as spm`` changes nothing else in a program. A plain spm model (no
+manifest) is passed to stock unchanged, with ``is_brahmic`` False; only an id out of range
+reads better (one IndexError line naming the id, the type stock raises).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import operator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import sentencepiece as spm
+import sentencepiece as stock
 
 from brahmic_pua.codec import PUACodec
 from brahmic_pua.entropy import segmentation_entropy
 from brahmic_pua.model.manifest import Manifest, ModelFileError, extract
-from brahmic_pua.model.pieces import SPACE, display
-from brahmic_pua.model.proto import model_type
+from brahmic_pua.model.pieces import display, display_vocabulary, model_text
+from brahmic_pua.model.proto import model_type, parse_model
 from brahmic_pua.normalize import normalize
+from brahmic_pua.segment.pieces import check_no_surrogates
 
-Text = str | Sequence[str]
+OutType = type | str | None
+
+#: The constructor's keywords, as in sentencepiece 0.2.3.
+OPTIONS = (
+    "model_file", "model_proto", "out_type", "add_bos", "add_eos", "reverse", "emit_unk_piece",
+    "enable_sampling", "nbest_size", "alpha", "num_threads", "return_type",
+)  # fmt: skip
+
+#: What a brahmic model can return: proto and offset outputs would carry Private Use codes.
+_BRAHMIC_OUT = (int, str, bytes, "numpy")
+
+
+def _is_sequence(value: Any) -> bool:
+    """A list of items rather than one, as stock sentencepiece tells them apart."""
+    return hasattr(value, "__len__") and not isinstance(value, (str, bytes))
+
+
+def _holds_pieces(value: Any) -> bool:
+    """Pieces (one, a list, a batch) rather than ids: stock's test, first non-empty row."""
+    if isinstance(value, (str, bytes)):
+        return True
+    if not _is_sequence(value) or hasattr(value, "dtype"):  # ids: one, or a numpy array
+        return False
+    for item in value:
+        if not _is_sequence(item):
+            return isinstance(item, (str, bytes))
+        if len(item):
+            return isinstance(item[0], (str, bytes))
+    return False
+
+
+def _ids_in(value: Any) -> Iterator[int]:
+    if isinstance(value, int):
+        yield value
+    elif _is_sequence(value):
+        for item in value:
+            yield from _ids_in(item)
+
+
+def _surrogate_error(text: str | list[str]) -> ValueError | None:
+    """The error naming the first lone surrogate (and which text of a list), if any."""
+    for n, item in enumerate(text if isinstance(text, list) else [text]):
+        try:
+            check_no_surrogates(item)
+        except ValueError as error:
+            return ValueError(f"text {n} of the list: {error}") if isinstance(text, list) else error
+    return None
+
+
+def _resolve(return_type: OutType, out_type: OutType, default: OutType) -> OutType:
+    if out_type is not None and return_type is not None:
+        raise ValueError("Cannot specify both out_type and return_type. Use return_type instead.")
+    chosen = out_type if out_type is not None else return_type
+    return default if chosen is None else chosen
+
+
+class _Shown:
+    """A brahmic model's pieces as text, both ways; shown pieces are distinct, so exact."""
+
+    def __init__(self, model: list[str], codec: PUACodec, byte_fallback: bool) -> None:
+        self.codec = codec
+        #: Without byte fallback an unknown piece shows its surface text, which only spm's
+        #: own pieces carry; with it (the default) pieces by id are exact, and twice as fast.
+        self.by_id = byte_fallback
+        self.pieces = display_vocabulary(model, codec)
+        self.from_model = dict(zip(model, self.pieces, strict=True))
+        self.to_model = dict(zip(self.pieces, model, strict=True))
+
+    def piece(self, id: Any) -> str:
+        index = operator.index(id)
+        if not 0 <= index < len(self.pieces):
+            raise IndexError(_out_of_range(index, len(self.pieces)))
+        return self.pieces[index]
+
+    def show(self, value: list[Any], as_bytes: bool) -> list[Any]:
+        """Ids or model pieces (a row, a batch, n-best lists) as text."""
+        if value and isinstance(value[0], list):
+            return [self.show(row, as_bytes) for row in value]
+        if value and isinstance(value[0], int):
+            shown = list(map(self.pieces.__getitem__, value))
+        else:
+            get = self.from_model.get  # an unknown piece's surface is not in the vocabulary
+            shown = [get(piece) or display(piece, self.codec) for piece in value]
+        return [piece.encode("utf-8") for piece in shown] if as_bytes else shown
+
+    def model_piece(self, shown: str) -> str:
+        return self.to_model.get(shown) or model_text(shown, self.codec)
+
+    def to_model_pieces(self, value: Any) -> Any:
+        """Shown pieces (one, a list, a batch) back to the model's, keeping str or bytes."""
+        if isinstance(value, str):
+            return self.model_piece(value)
+        if isinstance(value, bytes):
+            return self.model_piece(value.decode("utf-8")).encode("utf-8")
+        return [self.to_model_pieces(item) for item in value]
+
+
+def _out_of_range(id: int, size: int) -> str:
+    return f"piece id {id} is out of range: this model's ids are 0..{size - 1}"
 
 
 class SentencePieceProcessor:
-    """Load with ``SentencePieceProcessor(model_file=...)`` or ``model_proto=...``."""
+    """Load with ``SentencePieceProcessor(model_file=...)`` or ``model_proto=...``; the other
+    keywords are defaults for every encode call (plain, sampled, n-best), as in sentencepiece."""
 
     def __init__(
         self,
         model_file: str | Path | None = None,
         model_proto: bytes | None = None,
-        **defaults: Any,
+        out_type: OutType = None,
+        add_bos: bool = False,
+        add_eos: bool = False,
+        reverse: bool = False,
+        emit_unk_piece: bool = False,
+        enable_sampling: bool = False,
+        nbest_size: int = -1,
+        alpha: float = 0.1,
+        num_threads: int = -1,
+        return_type: OutType = None,
+        **unknown: Any,
     ) -> None:
-        self._defaults = defaults
+        if unknown:
+            raise TypeError(
+                f"SentencePieceProcessor() got unknown keyword {', '.join(unknown)}; "
+                f"it takes {', '.join(OPTIONS)}"
+            )
+        self._options: dict[str, Any] = {
+            "out_type": out_type, "add_bos": add_bos, "add_eos": add_eos, "reverse": reverse,
+            "emit_unk_piece": emit_unk_piece, "enable_sampling": enable_sampling,
+            "nbest_size": nbest_size, "alpha": alpha, "num_threads": num_threads,
+            "return_type": return_type,
+        }  # fmt: skip
+        stock.SentencePieceProcessor(**self._options)  # stock's own checks of out_type
+        self._out = _resolve(return_type, out_type, int)
         self._sp: Any = None
+        self._shown: _Shown | None = None
         self.manifest: Manifest | None = None
-        if model_file is not None or model_proto is not None:
+        if model_file or model_proto:
             self.load(model_file=model_file, model_proto=model_proto)
 
     # -- loading ------------------------------------------------------------------------------
 
-    def load(self, model_file: str | Path | None = None, model_proto: bytes | None = None) -> None:
-        if (model_file is None) == (model_proto is None):
-            raise ValueError("give exactly one of model_file or model_proto")
-        source = str(model_file) if model_file is not None else "model_proto"
-        if model_file is not None:
-            try:
-                model_proto = Path(model_file).read_bytes()
-            except OSError as error:
-                raise ModelFileError(f"cannot read model {model_file}: {error.strerror}") from None
-        assert model_proto is not None
-        self.manifest = extract(model_proto, source)
-        processor = spm.SentencePieceProcessor()
+    @classmethod
+    def from_file(cls, model_file: str | Path, **options: Any) -> SentencePieceProcessor:
+        """A processor with ``options`` as its defaults, loaded from ``model_file``."""
+        processor = cls(**cls._without_model(options))
+        processor.load_from_file(model_file)
+        return processor
+
+    @classmethod
+    def from_proto(cls, model_proto: bytes, **options: Any) -> SentencePieceProcessor:
+        """A processor with ``options`` as its defaults, loaded from a serialized model."""
+        processor = cls(**cls._without_model(options))
+        processor.load_from_serialized_proto(model_proto)
+        return processor
+
+    @staticmethod
+    def _without_model(options: dict[str, Any]) -> dict[str, Any]:
+        if "model_file" in options or "model_proto" in options:
+            raise ValueError("from_file and from_proto take the model as their first argument")
+        return options
+
+    def load(self, model_file: str | Path | None = None, model_proto: bytes | None = None) -> bool:
+        """Load a model (True, as stock). On any error the processor keeps what it had."""
+        if model_file and model_proto:
+            raise ValueError("model_file and model_proto must be exclusive.")
+        if model_proto:
+            return self.load_from_serialized_proto(model_proto)
+        if model_file:
+            return self.load_from_file(model_file)
+        raise ValueError("Either model_file or model_proto must be specified.")
+
+    def load_from_file(self, filename: str | Path) -> bool:
         try:
-            processor.LoadFromSerializedProto(model_proto)
+            data = Path(filename).read_bytes()
+        except OSError as error:
+            raise ModelFileError(f"cannot read model {filename}: {error.strerror}") from None
+        return self._install(data, str(filename))
+
+    def load_from_serialized_proto(self, serialized: Any) -> bool:
+        if hasattr(serialized, "SerializeToString"):  # a ModelProto, which stock accepts too
+            serialized = serialized.SerializeToString()
+        return self._install(bytes(serialized), "model_proto")
+
+    def _install(self, data: bytes, source: str) -> bool:
+        """Build everything, then swap it in: a failed load changes nothing."""
+        manifest = extract(data, source)
+        processor = stock.SentencePieceProcessor(**self._options)
+        try:
+            processor.LoadFromSerializedProto(data)
         except (RuntimeError, OSError) as error:
             raise ModelFileError(f"{source}: not a SentencePiece model ({error})") from None
-        self._sp = processor
-        size = processor.get_piece_size()
-        if self.manifest is not None:
-            codec = self.manifest.codec
-            shown = [display(processor.id_to_piece(i), codec) for i in range(size)]
-        else:
-            shown = [processor.id_to_piece(i) for i in range(size)]
-        self._pieces = shown
-        self._ids: dict[str, int] = {}
-        for i, piece in enumerate(shown):
-            self._ids.setdefault(piece, i)
+        shown = None
+        if manifest is not None:
+            model = [processor.id_to_piece(i) for i in range(processor.get_piece_size())]
+            shown = _Shown(model, manifest.codec, parse_model(data).trainer_spec.byte_fallback)
+        self._sp, self._shown, self.manifest = processor, shown, manifest
+        return True
 
     Load = load
+    LoadFromFile = load_from_file
+    LoadFromSerializedProto = load_from_serialized_proto
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The options and the serialized model, as stock pickles: about the .model's size."""
+        model = self.serialized_model_proto() if self._sp is not None else None
+        return {"options": self._options, "model_proto": model}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        SentencePieceProcessor.__init__(self, model_proto=state["model_proto"], **state["options"])
 
     @property
     def is_brahmic(self) -> bool:
@@ -85,66 +252,75 @@ class SentencePieceProcessor:
         return bytes(self._processor().serialized_model_proto())
 
     def _processor(self) -> Any:
+        """The stock processor holding the model."""
         if self._sp is None:
             raise ValueError("no model loaded: call load(model_file=...) first")
         return self._sp
 
-    # -- normalization and pieces -------------------------------------------------------------
+    # -- normalization ------------------------------------------------------------------------
 
-    def normalize(self, text: str) -> str:
-        """N, as applied before encoding (identity for plain spm models)."""
-        return normalize(text, self.manifest.normalization) if self.manifest else text
+    def _prepare(self, input: Any) -> Any:
+        """N of a text or of each text in a list; bytes are read as UTF-8, as stock does
+        (an invalid byte becomes U+FFFD)."""
+        if isinstance(input, list):
+            return [self._prepare_one(text) for text in input]
+        return self._prepare_one(input)
 
-    def _prepare(self, input: Text) -> Text:
-        if isinstance(input, str):
-            return self.normalize(input)
-        return [self.normalize(text) for text in input]
+    def _prepare_one(self, text: Any) -> str:
+        if isinstance(text, bytes):
+            text = text.decode("utf-8", errors="replace")
+        if not isinstance(text, str):
+            raise TypeError("Input must be str or bytes")
+        assert self.manifest is not None
+        return normalize(text, self.manifest.normalization)
 
-    def _model_piece(self, piece: str) -> str:
-        """The vocabulary form of a piece shown to the caller."""
-        found = self._ids.get(piece)
-        if found is not None:
-            return str(self._processor().id_to_piece(found))
-        if self.manifest is None:
-            return piece
-        codec = self.manifest.codec
-        return SPACE.join(codec.encode(part) for part in piece.split(SPACE))
+    def normalize(self, input: Any, with_offsets: bool | None = None) -> Any:
+        """As stock: the text spm segments, spaces as ▁. On a brahmic model, after N and shown
+        as text (no Private Use codes), so the pieces of ``encode(text, out_type=str)`` join to
+        it as in stock, byte pieces aside."""
+        processor = self._processor()
+        if self._shown is None:
+            return processor.normalize(input, with_offsets)
+        if with_offsets:
+            raise ValueError("with_offsets needs a plain spm model: here offsets count PUA codes")
+        codec = self._shown.codec
+        normalized = processor.normalize(self._prepare(input))
+        if isinstance(input, list):
+            return [display(text, codec) for text in normalized]
+        shown = display(normalized, codec)
+        return shown.encode("utf-8") if isinstance(input, bytes) else shown
 
-    def id_to_piece(self, id: int | Sequence[int]) -> Any:
-        if isinstance(id, int):
-            self._check_id(id)
-            return self._pieces[id]
-        return [self.id_to_piece(i) for i in id]
-
-    IdToPiece = id_to_piece
-
-    def piece_to_id(self, piece: str | Sequence[str]) -> Any:
-        if isinstance(piece, str):
-            found = self._ids.get(piece)
-            return (
-                found
-                if found is not None
-                else self._processor().piece_to_id(self._model_piece(piece))
-            )
-        return [self.piece_to_id(p) for p in piece]
-
-    PieceToId = piece_to_id
-
-    def _check_id(self, id: int) -> None:
-        if not 0 <= id < len(self._pieces):
-            raise IndexError(f"piece id {id} is out of range 0..{len(self._pieces) - 1}")
-
-    def _show(self, ids: Any) -> Any:
-        if ids and isinstance(ids[0], list):
-            return [self._show(row) for row in ids]
-        return [self._pieces[i] for i in ids]
+    Normalize = normalize
 
     # -- encoding -----------------------------------------------------------------------------
 
+    def _encode(
+        self, method: Callable[..., Any], input: Any, return_type: OutType, out_type: OutType,
+        **options: Any,
+    ) -> Any:  # fmt: skip
+        """Run a stock encode method: on a brahmic model, on N(input), pieces shown as text."""
+        if self._shown is None:
+            return method(input, return_type=return_type, out_type=out_type, **options)
+        out = _resolve(return_type, out_type, self._out)
+        if out not in _BRAHMIC_OUT:
+            raise ValueError(
+                f"return_type {out!r} is not available on a brahmic_pua model, whose pieces "
+                "and offsets are Private Use codes: use int, str, bytes or 'numpy'"
+            )
+        text = self._prepare(input)
+        ask = out if out in (int, "numpy") else int if self._shown.by_id else str
+        try:
+            result = method(text, return_type=ask, **options)
+        except (RuntimeError, TypeError):  # stock cannot pass a lone surrogate to C++
+            surrogate = _surrogate_error(text)
+            if surrogate is None:
+                raise
+            raise surrogate from None
+        return result if out in (int, "numpy") else self._shown.show(result, out is bytes)
+
     def encode(
         self,
-        input: Text,
-        out_type: type | None = None,
+        input: Any,
         add_bos: bool | None = None,
         add_eos: bool | None = None,
         reverse: bool | None = None,
@@ -153,119 +329,253 @@ class SentencePieceProcessor:
         nbest_size: int | None = None,
         alpha: float | None = None,
         num_threads: int | None = None,
+        thread_pool: Any = None,
+        return_type: OutType = None,
+        out_type: OutType = None,
+        return_bytes: bool | None = None,
     ) -> Any:
-        """Ids (``out_type=int``) or pieces as text (``out_type=str``) of a str or a list.
+        """Ids (``out_type=int``) or pieces as text (``out_type=str``) of a str, bytes or list.
 
         Options left as None take the value given to the constructor, as in sentencepiece.
         """
-        given = {
-            "add_bos": add_bos, "add_eos": add_eos, "reverse": reverse,
-            "emit_unk_piece": emit_unk_piece, "enable_sampling": enable_sampling,
-            "nbest_size": nbest_size, "alpha": alpha, "num_threads": num_threads,
-        }  # fmt: skip
-        options = {**self._defaults, **{k: v for k, v in given.items() if v is not None}}
-        default_out = options.pop("out_type", int)
-        out = default_out if out_type is None else out_type
-        if out not in (int, str):
-            raise ValueError(f"out_type must be int or str, not {out!r}")
-        ids = self._processor().encode(self._prepare(input), out_type=int, **options)
-        return ids if out is int else self._show(ids)
+        return self._encode(
+            self._processor().encode, input, return_type, out_type, add_bos=add_bos,
+            add_eos=add_eos, reverse=reverse, emit_unk_piece=emit_unk_piece,
+            enable_sampling=enable_sampling, nbest_size=nbest_size, alpha=alpha,
+            num_threads=num_threads, thread_pool=thread_pool, return_bytes=return_bytes,
+        )  # fmt: skip
 
-    Encode = encode
+    def encode_as_ids(self, input: Any, **options: Any) -> Any:
+        return self.encode(input, return_type=int, **options)
 
-    def encode_as_ids(self, input: Text, **options: Any) -> Any:
-        return self.encode(input, out_type=int, **options)
+    def encode_as_pieces(self, input: Any, **options: Any) -> Any:
+        return self.encode(input, return_type=str, **options)
 
-    def encode_as_pieces(self, input: Text, **options: Any) -> Any:
-        return self.encode(input, out_type=str, **options)
+    def encode_as_numpy(self, input: Any, **options: Any) -> Any:
+        return self.encode(input, return_type="numpy", **options)
 
+    def encode_as_proto(self, input: Any, **options: Any) -> Any:
+        return self.encode(input, return_type="proto", **options)
+
+    def encode_as_offset_mapping(self, input: Any, **options: Any) -> Any:
+        return self.encode(input, return_type="offset_mapping", **options)
+
+    def _sample(self, input: Any, nbest_size: int | None, alpha: float | None, out: OutType,
+                options: dict[str, Any]) -> Any:  # fmt: skip
+        return self.encode(
+            input, nbest_size=nbest_size, alpha=alpha, return_type=out, enable_sampling=True,
+            **options,
+        )  # fmt: skip
+
+    def sample_encode_as_ids(
+        self, input: Any, nbest_size: int | None = None, alpha: float | None = None, **options: Any
+    ) -> Any:
+        return self._sample(input, nbest_size, alpha, int, options)
+
+    def sample_encode_as_pieces(
+        self, input: Any, nbest_size: int | None = None, alpha: float | None = None, **options: Any
+    ) -> Any:
+        return self._sample(input, nbest_size, alpha, str, options)
+
+    def sample_encode_as_numpy(
+        self, input: Any, nbest_size: int | None = None, alpha: float | None = None, **options: Any
+    ) -> Any:
+        return self._sample(input, nbest_size, alpha, "numpy", options)
+
+    def sample_encode_as_proto(
+        self, input: Any, nbest_size: int | None = None, alpha: float | None = None, **options: Any
+    ) -> Any:
+        return self._sample(input, nbest_size, alpha, "proto", options)
+
+    def nbest_encode(
+        self,
+        input: Any,
+        add_bos: bool | None = None,
+        add_eos: bool | None = None,
+        reverse: bool | None = None,
+        emit_unk_piece: bool | None = None,
+        nbest_size: int | None = None,
+        return_type: OutType = None,
+        out_type: OutType = None,
+    ) -> Any:
+        """The ``nbest_size`` best segmentations (constructor's default, at least 1)."""
+        return self._encode(
+            self._processor().nbest_encode, input, return_type, out_type, add_bos=add_bos,
+            add_eos=add_eos, reverse=reverse, emit_unk_piece=emit_unk_piece,
+            nbest_size=nbest_size,
+        )  # fmt: skip
+
+    def nbest_encode_as_ids(self, input: Any, nbest_size: int | None = None, **options: Any) -> Any:
+        return self.nbest_encode(input, nbest_size=nbest_size, return_type=int, **options)
+
+    def nbest_encode_as_pieces(
+        self, input: Any, nbest_size: int | None = None, **options: Any
+    ) -> Any:
+        return self.nbest_encode(input, nbest_size=nbest_size, return_type=str, **options)
+
+    def nbest_encode_as_numpy(
+        self, input: Any, nbest_size: int | None = None, **options: Any
+    ) -> Any:
+        return self.nbest_encode(input, nbest_size=nbest_size, return_type="numpy", **options)
+
+    def nbest_encode_as_proto(
+        self, input: Any, nbest_size: int | None = None, **options: Any
+    ) -> Any:
+        return self.nbest_encode(input, nbest_size=nbest_size, return_type="proto", **options)
+
+    def parallel_encode(
+        self,
+        input: Any,
+        add_bos: bool | None = None,
+        add_eos: bool | None = None,
+        reverse: bool | None = None,
+        emit_unk_piece: bool | None = None,
+        chunk_len: int | None = None,
+        num_threads: int | None = None,
+        thread_pool: Any = None,
+        return_type: OutType = None,
+        out_type: OutType = None,
+    ) -> Any:
+        """One long text encoded in chunks of ``chunk_len`` on several threads."""
+        return self._encode(
+            self._processor().parallel_encode, input, return_type, out_type, add_bos=add_bos,
+            add_eos=add_eos, reverse=reverse, emit_unk_piece=emit_unk_piece,
+            chunk_len=chunk_len, num_threads=num_threads, thread_pool=thread_pool,
+        )  # fmt: skip
+
+    def parallel_encode_as_ids(self, input: Any, **options: Any) -> Any:
+        return self.parallel_encode(input, return_type=int, **options)
+
+    def parallel_encode_as_pieces(self, input: Any, **options: Any) -> Any:
+        return self.parallel_encode(input, return_type=str, **options)
+
+    def parallel_encode_as_numpy(self, input: Any, **options: Any) -> Any:
+        return self.parallel_encode(input, return_type="numpy", **options)
+
+    def parallel_encode_as_proto(self, input: Any, **options: Any) -> Any:
+        return self.parallel_encode(input, return_type="proto", **options)
+
+    Encode = Tokenize = tokenize = encode
     EncodeAsIds = encode_as_ids
     EncodeAsPieces = encode_as_pieces
-
-    def sample_encode_as_ids(self, input: Text, nbest_size: int = -1, alpha: float = 0.1) -> Any:
-        return self.encode(input, int, enable_sampling=True, nbest_size=nbest_size, alpha=alpha)
-
-    def sample_encode_as_pieces(self, input: Text, nbest_size: int = -1, alpha: float = 0.1) -> Any:
-        return self.encode(input, str, enable_sampling=True, nbest_size=nbest_size, alpha=alpha)
-
+    EncodeAsNumpy = encode_as_numpy
+    EncodeAsProto = encode_as_proto
+    EncodeAsOffsetMapping = encode_as_offset_mapping
     SampleEncodeAsIds = sample_encode_as_ids
     SampleEncodeAsPieces = sample_encode_as_pieces
-
-    def nbest_encode_as_ids(self, input: Text, nbest_size: int = 4) -> Any:
-        return self._processor().nbest_encode(self._prepare(input), nbest_size=nbest_size)
-
-    def nbest_encode_as_pieces(self, input: Text, nbest_size: int = 4) -> Any:
-        ids = self.nbest_encode_as_ids(input, nbest_size)
-        if isinstance(input, str):
-            return [self._show(row) for row in ids]
-        return [[self._show(row) for row in rows] for rows in ids]
-
+    SampleEncodeAsNumpy = sample_encode_as_numpy
+    SampleEncodeAsProto = sample_encode_as_proto
+    NBestEncode = nbest_encode
     NBestEncodeAsIds = nbest_encode_as_ids
     NBestEncodeAsPieces = nbest_encode_as_pieces
+    NBestEncodeAsNumpy = nbest_encode_as_numpy
+    NBestEncodeAsProto = nbest_encode_as_proto
+    ParallelEncode = parallel_encode
+    ParallelEncodeAsIds = parallel_encode_as_ids
+    ParallelEncodeAsPieces = parallel_encode_as_pieces
+    ParallelEncodeAsNumpy = parallel_encode_as_numpy
+    ParallelEncodeAsProto = parallel_encode_as_proto
 
-    def calculate_entropy(self, input: Text, alpha: float, num_threads: int | None = None) -> Any:
+    def calculate_entropy(self, input: Any, alpha: float, num_threads: int | None = None) -> Any:
         """Entropy (nats) of the sampling distribution over segmentations; Unigram models only.
         ``num_threads`` is accepted for compatibility and ignored."""
         processor = self._processor()
         if model_type(processor.serialized_model_proto()) != "unigram":
             raise ValueError("calculate_entropy needs a Unigram model (model_type=unigram)")
         if isinstance(input, str):
-            normalized = processor.normalize(self.normalize(input))
-            return segmentation_entropy(processor, normalized, alpha)
+            text = self._prepare_one(input) if self._shown is not None else input
+            return segmentation_entropy(processor, processor.normalize(text), alpha)
         return [self.calculate_entropy(text, alpha) for text in input]
 
     CalculateEntropy = calculate_entropy
 
     # -- decoding -----------------------------------------------------------------------------
 
-    def decode(self, input: Any, num_threads: int | None = None) -> Any:
-        """Text from ids or from pieces (as returned by ``encode``); str, list, or batch."""
-        extra = {} if num_threads is None else {"num_threads": num_threads}
+    def decode(
+        self,
+        input: Any,
+        return_type: OutType = None,
+        out_type: OutType = None,
+        num_threads: int | None = None,
+        thread_pool: Any = None,
+        return_bytes: bool | None = None,
+    ) -> Any:
+        """Text from ids or from pieces (as ``encode`` shows them): one, a list, or a batch."""
         processor = self._processor()
-        if isinstance(input, int):
-            return processor.decode([input])
-        if isinstance(input, str):
-            return processor.decode_pieces([self._model_piece(input)])
-        if not input:
-            return ""
-        first = input[0]
-        if isinstance(first, int):
-            return processor.decode(input)
-        if isinstance(first, str):
-            return processor.decode_pieces([self._model_piece(p) for p in input])
-        sample = next((row for row in input if row), None)
-        if sample is None or isinstance(sample[0], int):  # a batch of ids: one call to spm
-            return processor.decode(input, **extra)
-        return [self.decode(row) for row in input]
+        if self._shown is not None:
+            if _resolve(return_type, out_type, str) not in (str, bytes):
+                raise ValueError("a brahmic_pua model decodes to str or bytes only")
+            if _holds_pieces(input):
+                input = self._shown.to_model_pieces(input)
+        return self._checked(
+            processor.decode, input, return_type=return_type, out_type=out_type,
+            num_threads=num_threads, thread_pool=thread_pool, return_bytes=return_bytes,
+        )  # fmt: skip
 
-    Decode = decode
+    def decode_ids(self, input: Any, return_type: OutType = None, **options: Any) -> Any:
+        return self.decode(input, return_type=return_type, **options)
 
-    def decode_ids(self, input: Any) -> Any:
-        return self.decode(input)
+    def decode_pieces(self, input: Any, return_type: OutType = None, **options: Any) -> Any:
+        return self.decode(input, return_type=return_type, **options)
 
-    def decode_pieces(self, input: Any) -> Any:
-        return self.decode(input)
+    def decode_ids_as_proto(self, input: Any, **options: Any) -> Any:
+        return self.decode(input, return_type="proto", **options)
 
+    def decode_pieces_as_proto(self, input: Any, **options: Any) -> Any:
+        return self.decode(input, return_type="proto", **options)
+
+    Decode = Detokenize = detokenize = decode
     DecodeIds = decode_ids
     DecodePieces = decode_pieces
+    DecodeIdsAsProto = decode_ids_as_proto
+    DecodePiecesAsProto = decode_pieces_as_proto
+
+    def _checked(self, method: Callable[..., Any], ids: Any, **options: Any) -> Any:
+        """Call stock; its out-of-range IndexError, reworded to name the id."""
+        try:
+            return method(ids, **options)
+        except IndexError as error:
+            size = self.get_piece_size()
+            bad = next((i for i in _ids_in(ids) if not 0 <= i < size), None)
+            raise IndexError(str(error) if bad is None else _out_of_range(bad, size)) from None
 
     # -- the vocabulary -----------------------------------------------------------------------
+
+    def id_to_piece(self, id: Any) -> Any:
+        """The piece of an id, or a list of pieces for a list of ids; shown as text."""
+        if self._shown is None:
+            return self._checked(self._processor().id_to_piece, id)
+        if _is_sequence(id):
+            return [self._shown.piece(i) for i in id]
+        return self._shown.piece(id)
+
+    def piece_to_id(self, piece: Any) -> Any:
+        """The id of a piece (shown or spm's own), or a list of ids; unknown: ``unk_id()``."""
+        processor = self._processor()
+        if self._shown is None:
+            return processor.piece_to_id(piece)
+        return processor.piece_to_id(self._shown.to_model_pieces(piece))
 
     def get_piece_size(self) -> int:
         return int(self._processor().get_piece_size())
 
-    GetPieceSize = get_piece_size
+    def get_score(self, id: Any) -> Any:
+        return self._checked(self._processor().get_score, id)
 
-    def vocab_size(self) -> int:
-        return self.get_piece_size()
+    def is_unknown(self, id: Any) -> Any:
+        return self._checked(self._processor().is_unknown, id)
 
-    def __len__(self) -> int:
-        return self.get_piece_size()
+    def is_control(self, id: Any) -> Any:
+        return self._checked(self._processor().is_control, id)
 
-    def get_score(self, id: int) -> float:
-        return float(self._processor().get_score(id))
+    def is_unused(self, id: Any) -> Any:
+        return self._checked(self._processor().is_unused, id)
 
-    GetScore = get_score
+    def is_byte(self, id: Any) -> Any:
+        return self._checked(self._processor().is_byte, id)
+
+    def unk_id(self) -> int:
+        return int(self._processor().unk_id())
 
     def bos_id(self) -> int:
         return int(self._processor().bos_id())
@@ -273,25 +583,20 @@ class SentencePieceProcessor:
     def eos_id(self) -> int:
         return int(self._processor().eos_id())
 
-    def unk_id(self) -> int:
-        return int(self._processor().unk_id())
-
     def pad_id(self) -> int:
         return int(self._processor().pad_id())
 
-    def is_byte(self, id: int) -> bool:
-        return bool(self._processor().is_byte(id))
+    def __len__(self) -> int:
+        return self.get_piece_size()
 
-    def is_unknown(self, id: int) -> bool:
-        return bool(self._processor().is_unknown(id))
+    def __getitem__(self, piece: Any) -> Any:
+        return self.piece_to_id(piece)
 
-    def is_control(self, id: int) -> bool:
-        return bool(self._processor().is_control(id))
-
-    def is_unused(self, id: int) -> bool:
-        return bool(self._processor().is_unused(id))
-
-    IsByte = is_byte
+    IdToPiece = id_to_piece
+    PieceToId = piece_to_id
+    GetPieceSize = piece_size = vocab_size = get_piece_size
+    GetScore = get_score
     IsUnknown = is_unknown
     IsControl = is_control
     IsUnused = is_unused
+    IsByte = is_byte

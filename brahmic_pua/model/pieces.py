@@ -7,25 +7,92 @@ SentencePiece spells such text with byte pieces instead. Ids stay where they wer
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator, Sequence
+from itertools import count
+
 import regex
 
 from brahmic_pua.codec import PUACodec
-from brahmic_pua.codec.layout import RESERVED, is_private_use
+from brahmic_pua.codec.layout import ESCAPE, ESCAPED_LITERALS, RESERVED, is_private_use
 
 SPACE = "\u2581"
 NORMAL, UNUSED = 1, 5
 _MARK = regex.compile(r"\p{M}")
+_STAND_INS = {code: literal for literal, code in ESCAPED_LITERALS.items()}
+_ESCAPE_PAIR = re.compile(f"{ESCAPE}(.?)", re.DOTALL)
+_MARKED = re.compile(r"<U\+([0-9A-F]{4,6})>")
+
+
+def _marked(ch: str) -> str:
+    return f"<U+{ord(ch):04X}>"
+
+
+def _show(ch: str, codec: PUACodec) -> str:
+    cluster = codec.cluster_of(ch)
+    if cluster is not None:  # the grapheme policy can put a space under a mark: " ా"
+        return cluster.replace(" ", SPACE)
+    if ch in _STAND_INS:  # a literal ▁ or U+2585 in the text: ▁ alone is spm's space
+        return _marked(_STAND_INS[ch])
+    return _marked(ch) if is_private_use(ch) else ch
 
 
 def display(piece: str, codec: PUACodec) -> str:
-    """The text a model piece stands for; ▁ stays ▁ and no PUA code point is left.
+    """The text a model piece stands for, as a reader sees it: no PUA code point, no raw space.
 
-    A code point that is not a cluster (a lone escape) is shown as ``<U+XXXX>``.
+    Codes show as their clusters, spm's ▁ as ▁, and a space inside a cluster as ▁ too (pieces
+    are joined with spaces on the command line). What would be ambiguous is marked
+    ``<U+XXXX>``: a literal ▁ or U+2585 in the text, a literal or lone escaped code point.
+    Use :func:`display_vocabulary` for a whole model: it resolves the rare remaining collisions.
     """
-    text = codec.decode(piece)
-    if any(is_private_use(ch) for ch in text):
-        text = "".join(f"<U+{ord(ch):04X}>" if is_private_use(ch) else ch for ch in text)
-    return text
+    parts = _ESCAPE_PAIR.split(piece)  # plain runs, and the literal after each escape
+    return "".join(
+        _marked(part or ESCAPE) if i % 2 else "".join(_show(ch, codec) for ch in part)
+        for i, part in enumerate(parts)
+    )
+
+
+def display_vocabulary(pieces: Sequence[str], codec: PUACodec) -> list[str]:
+    """:func:`display` for every piece of a model, made distinct: two ids never show alike.
+
+    Pieces can still collide (a space-carrying cluster ``" ా"`` and a disabled ``▁`` + ``ా``;
+    text that spm left raw beside a code for the same cluster). The piece an encoding can
+    produce, shown without substitution, lowest id first, keeps the shared text; the others
+    show their code points, ``<U+E003 U+0C3E>``.
+    """
+    shown = [display(piece, codec) for piece in pieces]
+    if len(set(shown)) == len(shown):
+        return shown
+    order = sorted(
+        range(len(pieces)),
+        key=lambda i: (
+            must_disable(pieces[i], codec),
+            shown[i] != codec.decode(pieces[i]),
+            i,
+        ),
+    )
+    taken: set[str] = set()
+    for i in order:
+        shown[i] = next(c for c in _candidates(shown[i], pieces[i]) if c not in taken)
+        taken.add(shown[i])
+    return shown
+
+
+def _candidates(shown: str, piece: str) -> Iterator[str]:
+    yield shown
+    spelled = "<" + " ".join(f"U+{ord(ch):04X}" for ch in piece) + ">"
+    yield spelled
+    for n in count(2):
+        yield f"{spelled}#{n}"
+
+
+def model_text(shown: str, codec: PUACodec) -> str:
+    """Back from a shown piece that is not in the vocabulary (an unknown piece's surface) to
+    the text spm decodes: ▁ stays spm's space, marks become their characters, clusters codes."""
+    return SPACE.join(
+        codec.encode(_MARKED.sub(lambda m: chr(int(m.group(1), 16)), part))
+        for part in shown.split(SPACE)
+    )
 
 
 def starts_with_mark(text: str) -> bool:
