@@ -23,7 +23,12 @@ from typing import Any
 import sentencepiece as spm
 
 import brahmic_pua
-from brahmic_pua.model.pieces import starts_with_mark
+from brahmic_pua.metrics import (
+    byte_fallback_per_1000,
+    fertility,
+    orphan_marks_per_1000,
+    round_trip_rate,
+)
 from brahmic_pua.trainer import train_model
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "te.train.txt"
@@ -52,15 +57,6 @@ def side_by_side(
     return min(a_times), min(b_times), a_result, b_result
 
 
-def orphans_per_1000(rows: list[list[int]], sp: Any) -> float:
-    bad = {
-        i for i in range(sp.get_piece_size())
-        if not sp.is_byte(i) and starts_with_mark(sp.id_to_piece(i))
-    }  # fmt: skip
-    total = sum(map(len, rows))
-    return 1000 * sum(1 for row in rows for i in row if i in bad) / max(total, 1)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
@@ -81,11 +77,11 @@ def main() -> None:
         "remove_extra_whitespaces": False, "num_threads": args.num_threads, "minloglevel": 2,
     }  # fmt: skip
     for model_type in ("unigram", "bpe"):
-        compare(model_type, train, held, words, common, args)
+        compare(model_type, train, held, common, args)
 
 
 def compare(
-    model_type: str, train: list[str], held: list[str], words: int, common: dict[str, Any],
+    model_type: str, train: list[str], held: list[str], common: dict[str, Any],
     args: argparse.Namespace,
 ) -> None:  # fmt: skip
     """Train both tokenizers with ``model_type`` and print one table of ratios."""
@@ -102,6 +98,8 @@ def compare(
         ), 1)  # fmt: skip
         raw = spm.SentencePieceProcessor(model_file=raw_prefix + ".model")
         ours = brahmic_pua.SentencePieceProcessor(model_file=ours_prefix + ".model")
+        raw_size = Path(raw_prefix + ".model").stat().st_size
+        ours_size = Path(ours_prefix + ".model").stat().st_size
     threads = {"num_threads": args.num_threads}
     raw_enc, ours_enc, raw_ids, our_ids = side_by_side(
         lambda: raw.encode(train, **threads), lambda: ours.encode(train, **threads), args.repeat
@@ -110,8 +108,7 @@ def compare(
         lambda: raw.decode(raw_ids, **threads), lambda: ours.decode(our_ids, **threads), args.repeat
     )
     raw_held, ours_held = raw.encode(held), ours.encode(held)
-    raw_fert = sum(map(len, raw_held)) / words
-    ours_fert = sum(map(len, ours_held)) / words
+    raw_fert, ours_fert = fertility(raw_held, held), fertility(ours_held, held)
     print(f"{model_type}\n{header}")
     rows = [
         ("train (s)", raw_train, ours_train, 1.2),
@@ -121,12 +118,14 @@ def compare(
     ]
     for name, a, b, target in rows:
         print(f"{name:24}{a:12.3f}{b:14.3f}{b / a:8.2f}{target:8.2f}")
-    print(
-        f"{'orphan-mark tokens/1000':24}{orphans_per_1000(raw_held, raw):12.1f}"
-        f"{orphans_per_1000(ours_held, ours):14.1f}"
-    )
-    exact = sum(a == b for a, b in zip(held, ours.decode(ours_held), strict=True))
-    print(f"{'round trip (held out)':24}{'':12}{exact / len(held):14.4f}\n")
+    for name, metric in (
+        ("orphan-mark tokens/1000", orphan_marks_per_1000),
+        ("byte-fallback tok/1000", byte_fallback_per_1000),
+    ):
+        print(f"{name:24}{metric(raw_held, raw):12.1f}{metric(ours_held, ours):14.1f}")
+    print(f"{'model size (MB)':24}{raw_size / 1e6:12.2f}{ours_size / 1e6:14.2f}")
+    exact = round_trip_rate(held, ours.decode(ours_held))
+    print(f"{'round trip (held out)':24}{'':12}{exact:14.4f}\n")
 
 
 if __name__ == "__main__":

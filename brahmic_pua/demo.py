@@ -4,7 +4,6 @@ corpus that ships in the package, and show where plain spm cuts a cluster."""
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -12,6 +11,7 @@ from typing import Any
 
 import sentencepiece as spm
 
+from brahmic_pua.metrics import byte_fallback_per_1000, orphan_marks_per_1000
 from brahmic_pua.model.pieces import starts_with_mark
 from brahmic_pua.processor import SentencePieceProcessor
 from brahmic_pua.trainer import train_model
@@ -40,17 +40,6 @@ def sample_lines() -> tuple[list[str], list[str]]:
     return train, held
 
 
-def orphan_rate(pieces: list[list[str]], is_byte: Callable[[str], bool]) -> float:
-    """Orphan-mark tokens per 1000 tokens (byte-fallback tokens excluded from the count)."""
-    total = sum(len(row) for row in pieces)
-    orphans = sum(1 for row in pieces for p in row if not is_byte(p) and starts_with_mark(p))
-    return 1000 * orphans / max(total, 1)
-
-
-def _is_byte_piece(piece: str) -> bool:
-    return piece.startswith("<0x") and piece.endswith(">") and len(piece) == 6
-
-
 def run(vocab_size: int = 2000, model_type: str = "unigram") -> tuple[list[Comparison], str]:
     """Train both models; return the side-by-side sentences and a one-line summary."""
     train, held = sample_lines()
@@ -67,6 +56,7 @@ def run(vocab_size: int = 2000, model_type: str = "unigram") -> tuple[list[Compa
         )  # fmt: skip
         ours = SentencePieceProcessor(model_file=ours_prefix + ".model")
         plain = spm.SentencePieceProcessor(model_file=plain_prefix + ".model")
+        ours_ids, plain_ids = ours.encode(held), plain.encode(held)
         ours_pieces = ours.encode(held, out_type=str)
         plain_pieces = plain.encode(held, out_type=str)
     shown: list[Comparison] = []
@@ -75,10 +65,12 @@ def run(vocab_size: int = 2000, model_type: str = "unigram") -> tuple[list[Compa
         readable = [i for i in rows if SHOWN_LENGTH[0] <= len(held[i]) <= SHOWN_LENGTH[1]]
         shown += [Comparison(held[i], ours_pieces[i], plain_pieces[i]) for i in readable[:3]]
     summary = (
-        f"held-out sentences: {len(held)}; orphan-mark tokens per 1000: "
-        f"brahmic_pua {orphan_rate(ours_pieces, _is_byte_piece):.1f}, "
-        f"plain spm {orphan_rate(plain_pieces, _is_byte_piece):.1f}; tokens: "
-        f"brahmic_pua {sum(map(len, ours_pieces)):,}, plain spm {sum(map(len, plain_pieces)):,}"
+        f"held-out sentences: {len(held)}; per 1000 tokens, orphan-mark tokens: brahmic_pua "
+        f"{orphan_marks_per_1000(ours_ids, ours):.1f}, plain spm "
+        f"{orphan_marks_per_1000(plain_ids, plain):.1f}; byte-fallback tokens: brahmic_pua "
+        f"{byte_fallback_per_1000(ours_ids, ours):.1f}, plain spm "
+        f"{byte_fallback_per_1000(plain_ids, plain):.1f}; tokens: brahmic_pua "
+        f"{sum(map(len, ours_ids)):,}, plain spm {sum(map(len, plain_ids)):,}"
     )
     return shown, summary
 

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 CORPORA = Path(__file__).resolve().parents[1].parent / "shared" / "corpora"
+TE = str(CORPORA / "te.train.txt")
 
 settings.register_profile(
     "default", deadline=None, suppress_health_check=[HealthCheck.too_slow], max_examples=150
@@ -34,3 +35,23 @@ def read(name: str) -> str:
 @pytest.fixture(scope="session")
 def te_train() -> str:
     return read("te.train.txt")
+
+
+@pytest.fixture(scope="session")
+def models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """8000-piece Unigram and BPE models on te.train, and one on Telugu + Devanagari text,
+    trained once for every test module."""
+    from brahmic_pua.trainer import train_model
+
+    work = tmp_path_factory.mktemp("models")
+    out: dict[str, Path] = {}
+    for model_type in ("unigram", "bpe"):
+        prefix = work / f"te_{model_type}"
+        train_model(input=TE, model_prefix=str(prefix), vocab_size=8000, model_type=model_type)
+        out[model_type] = Path(f"{prefix}.model")
+    mixed = read("te.train.txt").splitlines()[:6000] + read("ne.train.txt").splitlines()[:3000]
+    mixed += read("hi.sample.txt").splitlines()[:3000]
+    prefix = work / "mixed"
+    train_model(sentence_iterator=iter(mixed), model_prefix=str(prefix), vocab_size=8000)
+    out["mixed"] = Path(f"{prefix}.model")
+    return out

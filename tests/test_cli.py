@@ -143,7 +143,8 @@ def test_demo(runner: CliRunner) -> None:
     result = runner.invoke(main, ["demo", "--vocab_size", "1000"])
     assert result.exit_code == 0, result.output
     assert "brahmic_pua:" in result.output and "plain spm:" in result.output
-    assert "orphan-mark tokens per 1000: brahmic_pua 0.0" in result.output
+    assert "orphan-mark tokens: brahmic_pua 0.0," in result.output
+    assert "byte-fallback tokens: brahmic_pua " in result.output
 
 
 def test_input_that_is_not_utf8(runner: CliRunner, tmp_path: Path) -> None:

@@ -39,6 +39,11 @@ from brahmic_pua.segment.pieces import (
 
 _CACHE_LIMIT = 1 << 18
 
+#: Longer clusters get no code (they pass through): marks stacked without limit ("హాాాా…")
+#: would make prefix chains SentencePiece's rule compiler refuses (32 or more shared prefixes).
+#: The longest cluster in the corpora here has 5 code points.
+MAX_CLUSTER_LENGTH = 16
+
 
 def cluster_script(cluster: str) -> str | None:
     """Script of the first character of ``cluster`` that belongs to a Brahmic script."""
@@ -104,6 +109,7 @@ class PUACodec:
             script = cluster_script(cluster)
             if (
                 script is not None
+                and len(cluster) <= MAX_CLUSTER_LENGTH
                 and (wanted is None or script in wanted)
                 and not any(is_private_use(ch) or ch in ESCAPED_LITERALS for ch in cluster)
             ):
@@ -128,11 +134,13 @@ class PUACodec:
             return self._encode_slow(text)
         # Every policy but grapheme has a boundary at each space, and words repeat: look
         # whole words up first, then encode the words not seen yet in one batch.
+        # Thread-safe without a lock: a full cache is replaced, never cleared, so another
+        # thread's lookups keep the dict they filled.
         cache = self._word_map
         words = text.split(" ")
         distinct = dict.fromkeys(words)
         if len(cache) + len(distinct) > _CACHE_LIMIT:
-            cache.clear()
+            cache = self._word_map = {}
         unknown = [w for w in distinct if w not in cache]
         if unknown:
             encoded = self._encode_pieces(" ".join(unknown)).split(" ")
@@ -143,9 +151,10 @@ class PUACodec:
         pieces = split_pieces(text, self.policy)
         if pieces is None:
             return self._encode_slow(text)
-        if len(self._piece_map) > _CACHE_LIMIT:
-            self._piece_map.clear()
-        return "".join(map(self._piece_map.__getitem__, pieces))  # lookups stay in C
+        memo = self._piece_map
+        if len(memo) > _CACHE_LIMIT:
+            memo = self._piece_map = PieceMemo(self._encode_slow)
+        return "".join(map(memo.__getitem__, pieces))  # lookups stay in C
 
     def _encode_slow(self, text: str) -> str:
         return self._pattern.sub(self._replace, text)
@@ -195,6 +204,13 @@ class PUACodec:
     def code_pairs(self) -> list[tuple[str, str]]:
         """(code, cluster) for every table entry, in code order."""
         return [(chr(code), cluster) for code, cluster, _ in sorted(self._table.entries)]
+
+    def restricted(self, keep: Iterable[str]) -> PUACodec:
+        """The table cut down to the clusters in ``keep``; every kept code stays the same."""
+        wanted = set(keep)
+        entries = [e for e in self._table.entries if e[1] in wanted]
+        table = self._table
+        return PUACodec(CodecTable.create(table.policy, table.scripts, entries, list(table.blocks)))
 
     def counts(self) -> Mapping[str, int]:
         """Corpus frequency of every cluster in the table (0 for closed-set additions)."""

@@ -17,7 +17,7 @@ from brahmic_pua.codec import PUACodec
 from brahmic_pua.codec.layout import ESCAPE, ESCAPED_LITERALS, RESERVED, is_private_use
 
 SPACE = "\u2581"
-NORMAL, UNUSED = 1, 5
+NORMAL, USER_DEFINED, UNUSED = 1, 4, 5
 _MARK = regex.compile(r"\p{M}")
 _STAND_INS = {code: literal for literal, code in ESCAPED_LITERALS.items()}
 _ESCAPE_PAIR = re.compile(f"{ESCAPE}(.?)", re.DOTALL)

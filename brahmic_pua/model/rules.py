@@ -5,16 +5,30 @@ rewrites its output with a second rule set after it detokenizes. Giving it clust
 first and code → cluster as the second makes a ``.model`` that stock sentencepiece uses on raw
 text. Escapes go in too: ▁ and U+2585 become their stand-ins, a literal code point becomes
 escape + itself, so the rules invert exactly whatever longest match does with unseen clusters.
+
+Under ``normalization="nfc"`` the normalizer also carries N: every canonically equivalent
+spelling of a rule's source, and of every character NFC changes, is rewritten to what the rules
+make of its NFC form, so stock spm gives brahmic_pua's ids on text that is not NFC.
 """
 
 from __future__ import annotations
 
-from brahmic_pua.codec import PUACodec
+import unicodedata
+from collections.abc import Mapping
+from functools import cache
+
+from brahmic_pua.codec import PUACodec, cluster_script
 from brahmic_pua.codec.layout import ESCAPE, ESCAPED_LITERALS, RESERVED
+from brahmic_pua.model.spellings import alone, decomposing_characters, spellings
+from brahmic_pua.orthography.classify import indic_category, script_characters
+
+#: spm's rule compiler refuses a source with this many sources among its prefixes
+#: ("number of shared prefix must be less than 32").
+MAX_SHARED_PREFIXES = 32
 
 
 def rule_pairs(codec: PUACodec) -> list[tuple[str, str]]:
-    """(source, target) for every normalizer rule, in a fixed order."""
+    """(source, target) for every rule the codec itself defines, in a fixed order."""
     pairs = [(cluster, code) for code, cluster in codec.code_pairs()]
     pairs += list(ESCAPED_LITERALS.items())
     taken = [code for code, _ in codec.code_pairs()] + sorted(RESERVED)
@@ -22,16 +36,103 @@ def rule_pairs(codec: PUACodec) -> list[tuple[str, str]]:
     return pairs
 
 
-def rule_files(codec: PUACodec) -> tuple[str, str]:
+def apply_rules(rules: Mapping[str, str], text: str, longest: int) -> str:
+    """What spm's normalizer does with ``rules``: at each position the longest matching source
+    is replaced; where none matches, one character passes unchanged."""
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        for k in range(min(longest, len(text) - i), 0, -1):
+            target = rules.get(text[i : i + k])
+            if target is not None:
+                out.append(target)
+                i += k
+                break
+        else:
+            out.append(text[i])
+            i += 1
+    return "".join(out)
+
+
+def normalizer_rules(codec: PUACodec, normalization: str) -> list[tuple[str, str]]:
+    """The codec's rules, plus (for ``nfc``) a rule for every other spelling of their sources and
+    of every character NFC changes; spellings that would break spm's prefix limit are left out."""
+    base = rule_pairs(codec)
+    if normalization != "nfc":
+        return base
+    # A table entry that is not NFC (the closed set spells र + nukta, NFC has ऱ) never
+    # matches N's output; its spelling is rewritten like any other.
+    rules = {s: t for s, t in base if _is_nfc(s)}
+    longest = max(map(len, rules))
+    wanted = [*rules, *sorted({_nfc(ch) for ch in decomposing_characters()})]
+    wanted += [_nfc(source) for source, _ in base if not _is_nfc(source)]
+    # A mark after a cluster can reorder into it or unblock a composition (న + U+0C46 U+0C4D
+    # U+0C56 is నై + ్): spell those pairs too.
+    wanted += [
+        cluster + mark
+        for cluster in rules
+        if not alone(cluster)
+        for mark in _reordering_marks(cluster_script(cluster))
+        if _interacts(cluster, mark)
+    ]
+    extra: dict[str, str] = {}
+    for text in wanted:
+        for spelled in spellings(text):
+            if spelled not in rules and spelled not in extra and not _is_nfc(spelled):
+                extra[spelled] = apply_rules(rules, _nfc(spelled), longest)
+    kept = [
+        (s, t) for s, t in extra.items() if _shared_prefixes(s, rules, extra) < MAX_SHARED_PREFIXES
+    ]
+    return list(rules.items()) + kept
+
+
+@cache
+def _reordering_marks(script: str | None) -> tuple[str, ...]:
+    """The script's marks with a non-zero combining class (canonical ordering moves them), but
+    not its Vedic cantillation marks: 18 of them in Devanagari would add 50,000 rules."""
+    chars = script_characters(script) if script else []
+    return tuple(
+        ch for ch in chars if unicodedata.combining(ch) and indic_category(ch) != "CANTILLATIONMARK"
+    )
+
+
+def _interacts(cluster: str, mark: str) -> bool:
+    """True when N can move ``mark`` into ``cluster`` (the marks ending it have another
+    combining class) or compose it with something there."""
+    decomposed = unicodedata.normalize("NFD", cluster)
+    end = len(decomposed)
+    while end and unicodedata.combining(decomposed[end - 1]):
+        end -= 1
+    own = unicodedata.combining(mark)
+    moves = any(unicodedata.combining(x) != own for x in decomposed[end:])
+    return moves or not _is_nfc(cluster + mark)
+
+
+def _nfc(text: str) -> str:
+    return unicodedata.normalize("NFC", text)
+
+
+def _is_nfc(text: str) -> bool:
+    return unicodedata.is_normalized("NFC", text)
+
+
+def _shared_prefixes(source: str, *tables: Mapping[str, str]) -> int:
+    """Sources among ``tables`` that are prefixes of ``source`` (itself included)."""
+    return sum(1 for k in range(1, len(source) + 1) if any(source[:k] in t for t in tables))
+
+
+def rule_files(codec: PUACodec, normalization: str) -> tuple[str, str]:
     """The normalizer and denormalizer rule files (``U+XXXX U+YYYY<TAB>U+ZZZZ`` lines).
 
-    ~50,000 rules: every string is spelled by one ``str.translate`` over all of them.
+    Tens of thousands of rules: every string is spelled by one ``str.translate`` over all.
     """
-    pairs = rule_pairs(codec)
+    forward = _spell(normalizer_rules(codec, normalization))
+    backward = _spell([(target, source) for source, target in rule_pairs(codec)])
+    return forward, backward
+
+
+def _spell(pairs: list[tuple[str, str]]) -> str:
     joined = "\n".join(text for pair in pairs for text in pair)
     names = {ord(ch): f"U+{ord(ch):04X} " for ch in set(joined) - {"\n"}}
     spelled = joined.translate(names).replace(" \n", "\n").removesuffix(" ").split("\n")
-    sources, targets = spelled[0::2], spelled[1::2]
-    forward = "".join(f"{a}\t{b}\n" for a, b in zip(sources, targets, strict=True))
-    backward = "".join(f"{b}\t{a}\n" for a, b in zip(sources, targets, strict=True))
-    return forward, backward
+    return "".join(f"{a}\t{b}\n" for a, b in zip(spelled[0::2], spelled[1::2], strict=True))

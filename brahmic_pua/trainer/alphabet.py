@@ -8,6 +8,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from brahmic_pua.codec import PUACodec
+from brahmic_pua.model.pieces import starts_with_mark
 from brahmic_pua.orthography.classify import script_of_char
 
 SPACE = "\u2581"
@@ -100,3 +101,20 @@ def check_coverage(
             f"has room for {max(limit, 0):,}; lower the coverage, leave it out, or use "
             f"vocab_size >= {vocab_size + kept - limit}"
         )
+
+
+def coded_clusters(codec: PUACodec, symbols: Counter[str], kept: int) -> list[str]:
+    """The clusters that keep a code: those whose code spm will keep as a character (the
+    ``kept`` most frequent symbols, in spm's order: count, then code point).
+
+    Every other cluster is left as text, so a cluster without a piece is spelled in the bytes
+    of its own characters, never in the bytes of a private code; a cluster that starts with a
+    mark (a piece that would be disabled) stays text too.
+    """
+    ranked = sorted(symbols.items(), key=lambda item: (-item[1], item[0]))
+    keeps = {symbol for symbol, _ in ranked[:kept]}
+    return [
+        cluster
+        for code, cluster in codec.code_pairs()
+        if code in keeps and not starts_with_mark(cluster)
+    ]

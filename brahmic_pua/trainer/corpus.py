@@ -4,6 +4,7 @@ spilled once to a temporary file, so the corpus is never held twice in memory.""
 from __future__ import annotations
 
 import os
+import random
 import sys
 import tempfile
 import time
@@ -69,7 +70,7 @@ class Corpus:
         if self.iterator is not None:
             handle, name = tempfile.mkstemp(prefix="brahmic_pua_corpus_", suffix=".txt")
             self._spill = Path(name)
-            spill = os.fdopen(handle, "w", encoding="utf-8")
+            spill = os.fdopen(handle, "w", encoding="utf-8", newline="")
         try:
             for line in self._raw_lines():
                 try:
@@ -82,8 +83,8 @@ class Corpus:
                 stats.bytes += size + 1
                 stats.longest_line_bytes = max(stats.longest_line_bytes, size)
                 stats.lines_with_block += BLOCK in text
-                if spill is not None:
-                    spill.write(text.replace("\n", " ") + "\n")
+                if spill is not None:  # length-prefixed: a line keeps its CR and inner LF
+                    spill.write(f"{len(text)}:{text}")
                 shown.update(stats)
                 yield text
         finally:
@@ -93,33 +94,81 @@ class Corpus:
 
     def _raw_lines(self) -> Iterator[str]:
         if self.iterator is not None:
-            for line in self.iterator:
-                if not isinstance(line, str):
-                    raise ValueError(f"sentence_iterator gave {type(line).__name__}, not str")
-                yield line
+            for number, item in enumerate(self.iterator, 1):
+                yield _iterator_line(item, number)
             return
         for name in self.inputs:
-            with open(name, encoding="utf-8", newline="") as stream:
-                try:
-                    for line in stream:
-                        yield line.rstrip("\r\n")
-                except UnicodeDecodeError as error:
-                    raise ValueError(
-                        f"{name} is not UTF-8 ({error.reason} at byte {error.start}): "
-                        "convert it with iconv -t UTF-8"
-                    ) from None
+            yield from _file_lines(name)
 
-    def lines(self) -> Iterator[str]:
-        """The normalized lines again, for SentencePiece (after :meth:`scan`)."""
-        if self._spill is not None:
-            with open(self._spill, encoding="utf-8") as stream:
-                for line in stream:
-                    yield line[:-1]
+    def lines(self, sample: int = 0) -> Iterator[str]:
+        """The normalized lines again, for SentencePiece (after :meth:`scan`).
+
+        ``sample`` > 0 keeps that many lines, chosen by a fixed seed from the line count, so
+        that retraining on the same input gives the same model (spm's own sampling does not).
+        """
+        chosen: set[int] | None = None
+        if 0 < sample < self.stats.lines:
+            chosen = set(random.Random(SAMPLE_SEED).sample(range(self.stats.lines), sample))
+        for number, line in enumerate(self._stored_lines()):
+            if chosen is None or number in chosen:
+                yield line
+
+    def _stored_lines(self) -> Iterator[str]:
+        if self._spill is None:
+            for line in self._raw_lines():
+                yield normalize(line, self.mode)
             return
-        for line in self._raw_lines():
-            yield normalize(line, self.mode)
+        with open(self._spill, encoding="utf-8", newline="") as stream:
+            while True:
+                head = ""
+                while (ch := stream.read(1)) not in (":", ""):
+                    head += ch
+                if not head:
+                    return
+                yield stream.read(int(head))
 
     def close(self) -> None:
         if self._spill is not None:
             self._spill.unlink(missing_ok=True)
             self._spill = None
+
+
+SAMPLE_SEED = 20261130
+BOM = "\ufeff"
+
+
+def _iterator_line(item: object, number: int) -> str:
+    """One ``sentence_iterator`` item as spm takes it: str or UTF-8 bytes, without the line
+    ending (``sentence_iterator=open(path)`` yields lines that end in "\\n")."""
+    if isinstance(item, bytes):
+        try:
+            item = item.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise ValueError(
+                f"sentence_iterator item {number} is not UTF-8 ({error.reason} at byte "
+                f"{error.start}): decode it first"
+            ) from None
+    if not isinstance(item, str):
+        raise ValueError(
+            f"sentence_iterator item {number} is {type(item).__name__}, not str or bytes"
+        )
+    return item.rstrip("\r\n")
+
+
+def _file_lines(name: str) -> Iterator[str]:
+    """Lines of a UTF-8 file without their line ending or a leading byte-order mark; a bad
+    byte is reported with its line and its offset in the file."""
+    offset = 0
+    with open(name, "rb") as stream:
+        for number, raw in enumerate(stream, 1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as error:
+                raise ValueError(
+                    f"{name} is not UTF-8 at line {number} (byte offset {offset + error.start}: "
+                    f"{error.reason}): convert it with iconv -t UTF-8"
+                ) from None
+            offset += len(raw)
+            if number == 1:
+                line = line.removeprefix(BOM)
+            yield line.rstrip("\r\n")

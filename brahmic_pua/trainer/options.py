@@ -95,8 +95,89 @@ def build_options(arg: str | None, kwargs: Mapping[str, Any], progress: bool) ->
         options.inputs = [p.strip() for name in names for p in str(name).split(",") if p.strip()]
     if bool(options.inputs) == (options.sentence_iterator is not None):
         raise ValueError("give exactly one of input=<files> or sentence_iterator=<iterable>")
-    options.spm.update(given)
+    options.spm.update(check_values(given))
+    if not str(options.spm.get("model_prefix", "")).strip() or str(
+        options.spm["model_prefix"]
+    ).endswith(("/", "\\")):
+        raise ValueError(
+            f"model_prefix={options.spm['model_prefix']!r} names no file: give a path such as "
+            "out/te (the trainer writes te.model and te.vocab)"
+        )
     return options
+
+
+#: spm's own range checks (trainer_interface.cc, VerifySpec), made before the corpus is read.
+RANGES: dict[str, tuple[float, float]] = {
+    "vocab_size": (1, 2**31 - 1),
+    "character_coverage": (0.98, 1.0),
+    "max_sentencepiece_length": (1, 512),
+    "num_sub_iterations": (1, 10),
+    "num_threads": (1, 1024),
+    "self_test_sample_size": (0, 1000),
+    "shrinking_factor": (0.5, 0.95),
+    "max_sentence_length": (10, 1073741824),
+    "input_sentence_size": (0, 2**63 - 1),
+    "seed_sentencepiece_size": (1, 2**31 - 1),
+    "minloglevel": (0, 4),
+}
+_TRUE = ("1", "true", "t", "yes", "y", "on")
+_FALSE = ("0", "false", "f", "no", "n", "off")
+_INT, _FLOAT, _BOOL, _ENUM, _UINT64 = 5, 2, 8, 14, 4
+
+
+def _field_types() -> dict[str, int]:
+    fields = [*model_pb2.TrainerSpec.DESCRIPTOR.fields, *model_pb2.NormalizerSpec.DESCRIPTOR.fields]
+    types = {f.name: f.type for f in fields if not f.is_repeated}
+    types["minloglevel"] = _INT
+    return types
+
+
+def check_values(given: Mapping[str, Any]) -> dict[str, Any]:
+    """spm option values as their proto types, each checked the way spm would check it: a bad
+    value is one line naming the option, before any corpus is read."""
+    types = _field_types()
+    checked: dict[str, Any] = {}
+    for name, value in given.items():
+        kind = types.get(name)
+        try:
+            checked[name] = _convert(kind, value)
+        except (TypeError, ValueError):
+            expected = {_INT: "an integer", _UINT64: "an integer", _FLOAT: "a number"}.get(
+                kind or 0, "true or false" if kind == _BOOL else "one of unigram, bpe, char, word"
+            )
+            raise ValueError(f"{name}={value!r} is not {expected}") from None
+        low, high = RANGES.get(name, (None, None))
+        if low is not None and high is not None and not low <= checked[name] <= high:
+            raise ValueError(f"{name}={value!r} is out of range: SentencePiece needs {low}..{high}")
+    size = checked.get("input_sentence_size", 0)
+    if 0 < size <= 100:
+        raise ValueError(f"input_sentence_size={size} must be 0 (all lines) or more than 100")
+    return checked
+
+
+def _convert(kind: int | None, value: Any) -> Any:
+    if kind in (_INT, _UINT64):
+        if isinstance(value, bool) or not isinstance(value, int | str):
+            raise TypeError
+        return int(value)
+    if kind == _FLOAT:
+        if isinstance(value, bool):
+            raise TypeError
+        return float(value)
+    if kind == _BOOL:
+        if isinstance(value, bool):
+            return value
+        if str(value).strip().lower() in _TRUE:
+            return True
+        if str(value).strip().lower() in _FALSE:
+            return False
+        raise ValueError
+    if kind == _ENUM:
+        name = str(value).strip().lower()
+        if name not in ("unigram", "bpe", "char", "word"):
+            raise ValueError
+        return name
+    return value
 
 
 def spm_bool(value: Any) -> bool:

@@ -18,15 +18,28 @@ from typing import Any
 
 import sentencepiece as spm
 
-from brahmic_pua.atomic import write_atomic
+from brahmic_pua.atomic import check_writable, write_atomic_many
 from brahmic_pua.codec import PUACodec
 from brahmic_pua.codec.counting import count_corpus
+from brahmic_pua.model.compile import compile_rules
 from brahmic_pua.model.manifest import Manifest, embed
-from brahmic_pua.model.pieces import NORMAL, UNUSED, display, must_disable
+from brahmic_pua.model.pieces import (
+    NORMAL,
+    UNUSED,
+    USER_DEFINED,
+    display_vocabulary,
+    must_disable,
+)
 from brahmic_pua.model.proto import parse_model
 from brahmic_pua.model.rules import rule_files
-from brahmic_pua.normalize import normalize
-from brahmic_pua.trainer.alphabet import AlphabetPlan, check_coverage, plan, symbol_counts
+from brahmic_pua.trainer.alphabet import (
+    AlphabetPlan,
+    check_coverage,
+    coded_clusters,
+    plan,
+    symbol_counts,
+)
+from brahmic_pua.trainer.checks import symbol_list, user_symbols, weakened_guarantees
 from brahmic_pua.trainer.corpus import BLOCK, Corpus
 from brahmic_pua.trainer.options import TrainOptions, build_options, spm_bool
 
@@ -45,6 +58,7 @@ class TrainReport:
     lines_too_long: int
     lines_with_block: int
     disabled_pieces: int
+    warnings: tuple[str, ...] = ()
 
     def summary(self) -> str:
         a = self.alphabet
@@ -72,42 +86,53 @@ def _reserved_pieces(options: dict[str, Any]) -> int:
     defaults = {"unk_id": 0, "bos_id": 1, "eos_id": 2, "pad_id": -1}
     meta = sum(1 for name in ids if int(options.get(name, defaults[name])) >= 0)
     symbols = sum(
-        len(_symbols(options.get(n))) for n in ("user_defined_symbols", "control_symbols")
+        len(symbol_list(options.get(n))) for n in ("user_defined_symbols", "control_symbols")
     )
     return meta + symbols
 
 
-def _symbols(value: Any) -> list[str]:
-    """spm's symbol lists: a comma-separated string or a list."""
-    if not value:
-        return []
-    items = value.split(",") if isinstance(value, str) else list(value)
-    return [str(item) for item in items if str(item)]
-
-
-def _map_symbols(value: Any, codec: PUACodec, mode: str) -> list[str]:
-    return [codec.encode(normalize(item, mode)) for item in _symbols(value)]
-
-
 def train_model(arg: str | None = None, **kwargs: Any) -> TrainReport:
-    """Train and write ``<model_prefix>.model`` / ``.vocab``; see :class:`SentencePieceTrainer`."""
+    """Train and write ``<model_prefix>.model`` / ``.vocab``; see :class:`SentencePieceTrainer`.
+
+    Everything that can be checked without the corpus is checked first: options, symbols,
+    output paths. An option that turns a guarantee off is reported in one line on stderr.
+    """
     options = build_options(arg, kwargs, progress=sys.stderr.isatty())
+    prefix = str(options.spm["model_prefix"])
+    for path in (f"{prefix}.model", f"{prefix}.vocab"):
+        check_writable(path)
+    if "user_defined_symbols" in options.spm:
+        # Raw (after N), not mapped to codes: spm matches user symbols in the raw input
+        # before its rules run, so literal codes in the text stay escaped.
+        options.spm["user_defined_symbols"] = user_symbols(options.spm, options.normalization)
+    warnings = weakened_guarantees(options.spm)
+    for warning in warnings:
+        print(f"brahmic_pua: {warning}", file=sys.stderr)
     corpus = Corpus(options.inputs, options.sentence_iterator, options.normalization)
     try:
         counts = count_corpus(corpus.scan(options.progress), options.policy)
         codec = PUACodec.from_counts(counts.clusters, options.policy, options.scripts)
-        return _train(options, corpus, codec, counts.characters)
+        return _train(options, corpus, codec, counts.characters, warnings)
     finally:
         corpus.close()
 
 
 def _train(
-    options: TrainOptions, corpus: Corpus, codec: PUACodec, characters: Counter[str]
+    options: TrainOptions,
+    corpus: Corpus,
+    codec: PUACodec,
+    characters: Counter[str],
+    warnings: list[str],
 ) -> TrainReport:
     opts = dict(options.spm)
     stats = corpus.stats
     if stats.lines == 0:
         raise ValueError("the corpus is empty: give at least one non-empty line")
+    if not any(not ch.isspace() for ch in characters):
+        raise ValueError(
+            f"the corpus has no text: its {stats.lines:,} lines are blank; give at least one "
+            "line with text"
+        )
     vocab_size = int(opts.get("vocab_size", 8000))
     model_type = str(opts.get("model_type", "unigram")).lower()
     byte_fallback = spm_bool(opts["byte_fallback"])
@@ -120,26 +145,26 @@ def _train(
     else:
         alphabet = plan(symbols, vocab_size, reserved, model_type, byte_fallback)
         opts["character_coverage"] = alphabet.character_coverage
+    codec = codec.restricted(coded_clusters(codec, symbols, alphabet.kept))
     # spm measures lines in bytes; a cluster's code may take 4 bytes where its text took 3.
     needed = stats.longest_line_bytes * 4 // 3 + 16
     if "max_sentence_length" not in opts:
         opts["max_sentence_length"] = max(DEFAULT_MAX_SENTENCE_LENGTH, needed)
     limit = int(opts["max_sentence_length"])
-    if "user_defined_symbols" in opts:  # they must match the text spm sees: map them too
-        opts["user_defined_symbols"] = _map_symbols(
-            opts["user_defined_symbols"], codec, options.normalization
-        )
     prefix = str(opts.pop("model_prefix"))
     with tempfile.TemporaryDirectory(prefix="brahmic_pua_train_") as work:
-        forward, backward = rule_files(codec)
+        forward, backward = rule_files(codec, options.normalization)
         rules = Path(work, "normalize.tsv")
         rules.write_text(forward, encoding="utf-8")
         derules = Path(work, "denormalize.tsv")
         derules.write_text(backward, encoding="utf-8")
         counter = {"too_long": 0}
 
+        # spm's own sampling differs from run to run; sample here, by a fixed seed, instead.
+        sample = int(opts.pop("input_sentence_size", 0))
+
         def feed() -> Iterator[str]:
-            for line in corpus.lines():
+            for line in corpus.lines(sample):
                 if len(line.encode("utf-8")) > limit:
                     counter["too_long"] += 1
                 yield line.replace(BLOCK, ESCAPED_BLOCK) if BLOCK in line else line
@@ -156,19 +181,34 @@ def _train(
             raise ValueError(f"SentencePiece could not train: {_first_line(error)}") from None
         too_long = counter["too_long"]
         model = parse_model(Path(work, "model.model").read_bytes())
+        codec = _drop_codes_without_piece(model, codec, options.normalization, work)
         disabled = _finish(model, codec, prefix)
         data = embed(model.SerializeToString(), Manifest(codec, options.normalization))
-        vocab = "".join(f"{display(p.piece, codec)}\t{p.score:g}\n" for p in model.pieces)
+        shown = display_vocabulary([p.piece for p in model.pieces], codec)
+        vocab = "".join(f"{s}\t{p.score:g}\n" for s, p in zip(shown, model.pieces, strict=True))
         model_file, vocab_file = f"{prefix}.model", f"{prefix}.vocab"
-        write_atomic(model_file, data)
-        write_atomic(vocab_file, vocab.encode("utf-8"))
+        write_atomic_many({model_file: data, vocab_file: vocab.encode("utf-8")})
     report = TrainReport(
         model_file, vocab_file, stats.lines, len(codec), alphabet, limit, too_long,
-        stats.lines_with_block, disabled,
+        stats.lines_with_block, disabled, tuple(warnings),
     )  # fmt: skip
     if options.progress or int(opts.get("minloglevel", 2)) < 2:
         print(report.summary(), file=sys.stderr)
     return report
+
+
+def _drop_codes_without_piece(model: Any, codec: PUACodec, mode: str, work: str) -> PUACodec:
+    """The codec without clusters spm gave no piece (character_coverage can drop a code we
+    planned to keep), with the model's rules recompiled to match; usually nothing to do."""
+    usable = {p.piece for p in model.pieces if p.type in (NORMAL, USER_DEFINED)}
+    kept = [cluster for code, cluster in codec.code_pairs() if code in usable]
+    if len(kept) == len(codec):
+        return codec
+    codec = codec.restricted(kept)
+    forward, backward = compile_rules(*rule_files(codec, mode), work)
+    model.normalizer_spec.precompiled_charsmap = forward
+    model.denormalizer_spec.precompiled_charsmap = backward
+    return codec
 
 
 def _finish(model: Any, codec: PUACodec, prefix: str) -> int:

@@ -1,0 +1,79 @@
+"""Options checked against brahmic_pua's guarantees before any corpus is read.
+
+An option that would make a guarantee false is either refused (a user-defined symbol that
+starts with a dependent mark would be a usable orphan piece) or reported in one line naming the
+guarantee it turns off, so nobody loses exactness without being told.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from brahmic_pua.codec.layout import ESCAPED_LITERALS, is_private_use
+from brahmic_pua.model.pieces import starts_with_mark
+from brahmic_pua.normalize import normalize
+from brahmic_pua.segment.pieces import check_no_surrogates
+
+STAND_INS = str.maketrans(ESCAPED_LITERALS)
+ROUND_TRIP = "guarantee 1, decode(encode(s)) == N(s)"
+NO_ORPHANS = "guarantee 2, no piece starts with a dependent mark"
+
+
+def symbol_list(value: Any) -> list[str]:
+    """spm's symbol lists: a comma-separated string or a list."""
+    if not value:
+        return []
+    items = value.split(",") if isinstance(value, str) else list(value)
+    return [str(item) for item in items if str(item)]
+
+
+def user_symbols(options: Mapping[str, Any], mode: str) -> list[str]:
+    """``user_defined_symbols`` as spm must see them: after N, as text (spm matches them in the
+    raw input before its rules, so a symbol given as codes would catch literal codes in the
+    text), ▁ and U+2585 as their stand-ins. A symbol that starts with a dependent mark is
+    refused (it would be a piece that renders on a dotted circle)."""
+    symbols = []
+    for symbol in symbol_list(options.get("user_defined_symbols")):
+        try:
+            check_no_surrogates(symbol)
+        except ValueError as error:
+            raise ValueError(f"user_defined_symbols {symbol!r}: {error}") from None
+        if any(is_private_use(ch) for ch in symbol):
+            raise ValueError(
+                f"user_defined_symbols {symbol!r} holds a Private Use Area character, which "
+                "brahmic_pua reserves for clusters; choose another symbol"
+            )
+        normalized = normalize(symbol, mode)
+        if starts_with_mark(normalized):
+            raise ValueError(
+                f"user_defined_symbols {symbol!r} starts with the dependent mark "
+                f"U+{ord(normalized.lstrip(chr(0x2581))[0]):04X}: it would be a piece that "
+                f"renders on a dotted circle ({NO_ORPHANS}); attach it to its base, e.g. 'క"
+                f"{normalized.lstrip(chr(0x2581))}', or leave it out"
+            )
+        # ▁ is spm's space: a literal ▁ reaches the model as its stand-in code, so must the
+        # symbol, or it would decode as a space.
+        symbols.append(normalized.translate(STAND_INS))
+    return symbols
+
+
+def weakened_guarantees(options: Mapping[str, Any]) -> list[str]:
+    """One line for every option that turns a guarantee off, naming it."""
+    found = []
+    if not options.get("byte_fallback", True):
+        found.append(
+            f"byte_fallback=False turns off {ROUND_TRIP}: a character without a piece "
+            "encodes to <unk> and decodes to ⁇"
+        )
+    if options.get("remove_extra_whitespaces", False):
+        found.append(
+            f"remove_extra_whitespaces=True turns off {ROUND_TRIP}: runs of spaces collapse "
+            "and leading and trailing spaces are dropped"
+        )
+    if options.get("model_type") == "word":
+        found.append(
+            f"model_type=word turns off {ROUND_TRIP}: a word without a piece is spelled in "
+            "bytes, and spm decodes the bytes of its ▁ as a literal ▁, not a space"
+        )
+    return found

@@ -1,0 +1,242 @@
+"""Training on what users actually give: options checked before the corpus is read, symbols
+that keep the round trip, iterators and files read the way spm reads them, reproducible
+sampling, and one line for every option that turns a guarantee off."""
+
+from __future__ import annotations
+
+import threading
+import unicodedata
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import sentencepiece as stock
+from conftest import read
+
+import brahmic_pua as spm
+from brahmic_pua.codec import PUACodec
+from brahmic_pua.codec import codec as codec_module
+from brahmic_pua.model.pieces import starts_with_mark
+from brahmic_pua.trainer import train_model
+
+LINES = read("te.train.txt").splitlines()[:2500]
+
+
+class Watched:
+    """An iterator that records whether training started reading it."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
+        self.read = False
+
+    def __iter__(self) -> Iterator[str]:
+        self.read = True
+        return iter(self.lines)
+
+
+def _train(
+    tmp_path: Path, lines: list[str] | None = None, **options: object
+) -> spm.SentencePieceProcessor:
+    report = train_model(
+        sentence_iterator=iter(LINES if lines is None else lines),
+        model_prefix=str(tmp_path / "m"),
+        **{"vocab_size": 1500, **options},  # type: ignore[arg-type]
+    )
+    return spm.SentencePieceProcessor(model_file=report.model_file)
+
+
+# -- checked before the corpus is read --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"vocab_size": "abc"}, r"vocab_size='abc' is not an integer"),
+        ({"vocab_size": 0}, r"vocab_size=0 is out of range"),
+        ({"character_coverage": "abc"}, r"character_coverage='abc' is not a number"),
+        ({"num_threads": "x"}, r"num_threads='x' is not an integer"),
+        ({"split_by_whitespace": "maybe"}, r"split_by_whitespace='maybe' is not true or false"),
+        ({"max_sentencepiece_length": 0}, r"max_sentencepiece_length=0 is out of range"),
+        ({"input_sentence_size": 50}, r"input_sentence_size=50 must be 0"),
+        ({"model_type": "wordpiece"}, r"model_type='wordpiece' is not one of"),
+        ({"model_prefix": ""}, r"model_prefix='' names no file"),
+        ({"user_defined_symbols": ["ా"]}, r"starts with the dependent mark U\+0C3E"),
+        ({"user_defined_symbols": "్,x"}, r"starts with the dependent mark U\+0C4D"),
+        ({"user_defined_symbols": ["a\ue010"]}, r"holds a Private Use Area character"),
+    ],
+)
+def test_bad_options_fail_before_reading(
+    tmp_path: Path, options: dict[str, object], message: str
+) -> None:
+    corpus = Watched(LINES)
+    arguments: dict[str, object] = {"model_prefix": str(tmp_path / "m"), **options}
+    with pytest.raises(ValueError, match=message) as error:
+        train_model(sentence_iterator=corpus, **arguments)  # type: ignore[arg-type]
+    assert "\n" not in str(error.value)
+    assert not corpus.read and list(tmp_path.iterdir()) == []
+
+
+def test_unwritable_outputs_fail_before_reading(tmp_path: Path) -> None:
+    (tmp_path / "out.vocab").mkdir()
+    for prefix, message in [
+        (tmp_path / "out", "is a directory"),
+        (tmp_path / "missing" / "out", "does not exist"),
+    ]:
+        corpus = Watched(LINES)
+        with pytest.raises(ValueError, match=message):
+            train_model(sentence_iterator=corpus, model_prefix=str(prefix), vocab_size=1500)
+        assert not corpus.read
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.vocab"]
+
+
+def test_blank_corpus_is_one_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match=r"no text: its 3 lines are blank"):
+        train_model(sentence_iterator=iter(["", "  ", "\t"]), model_prefix=str(tmp_path / "m"))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_non_utf8_file_names_line_and_offset(tmp_path: Path) -> None:
+    lines = LINES[:2000]
+    data = "\n".join(lines).encode() + b"\n\xff oops\n"
+    offset = data.index(b"\xff")
+    (tmp_path / "bad.txt").write_bytes(data)
+    with pytest.raises(ValueError, match=rf"line 2001 \(byte offset {offset}: invalid start byte"):
+        train_model(input=str(tmp_path / "bad.txt"), model_prefix=str(tmp_path / "m"))
+
+
+# -- user-defined symbols keep the round trip -------------------------------------------------
+
+
+def test_user_symbols_keep_the_round_trip(tmp_path: Path) -> None:
+    sp = _train(tmp_path, user_defined_symbols="క్రాంతి,<sep>", control_symbols="<ctl>")
+    theirs = stock.SentencePieceProcessor(model_file=str(tmp_path / "m.model"))
+    assert sp.codec is not None
+    codes = sp.codec.encode("క్రాంతి")  # the symbol's own PUA codes, typed literally
+    assert codes != "క్రాంతి"
+    texts = ["క్రాంతి", "ఆ క్రాంతి<sep>వచ్చింది", codes, f"a{codes}b క్రాంతి", "<ctl> <sep>"]
+    for text in texts:
+        ids = sp.encode(text)
+        assert sp.decode(ids) == text
+        assert sp.decode(sp.encode(text, out_type=str)) == text
+        assert theirs.encode(text) == ids and theirs.decode(ids) == text
+    assert sp.encode("క్రాంతి", out_type=str)[-1] == "క్రాంతి"
+    assert "<sep>" in sp.encode("a<sep>b", out_type=str)
+
+
+# -- lines read the way spm reads them --------------------------------------------------------
+
+
+def test_open_file_iterator_trains_like_the_file(tmp_path: Path) -> None:
+    """``sentence_iterator=open(path)`` (spm's documented idiom) yields lines ending in "\\n"."""
+    path = tmp_path / "corpus.txt"
+    path.write_text("\n".join(LINES) + "\n", encoding="utf-8")
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    train_model(input=str(path), model_prefix=str(tmp_path / "a" / "m"), vocab_size=1500)
+    with open(path, encoding="utf-8") as stream:
+        train_model(
+            sentence_iterator=stream, model_prefix=str(tmp_path / "b" / "m"), vocab_size=1500
+        )
+    assert (tmp_path / "a" / "m.model").read_bytes() == (tmp_path / "b" / "m.model").read_bytes()
+    with_bom = tmp_path / "bom.txt"
+    with_bom.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    (tmp_path / "c").mkdir()
+    train_model(input=str(with_bom), model_prefix=str(tmp_path / "c" / "m"), vocab_size=1500)
+    assert (tmp_path / "c" / "m.model").read_bytes() == (tmp_path / "a" / "m.model").read_bytes()
+    assert "\ufeff" not in (tmp_path / "c" / "m.vocab").read_text(encoding="utf-8")
+
+
+def test_iterator_lines_are_kept_exactly(tmp_path: Path) -> None:
+    """A CR inside an iterator's line is part of the line (the spill used to split it)."""
+    lines = [*LINES, "క\rఖ", "గ\r\nఘ ఙ"]
+    report = train_model(
+        sentence_iterator=iter(lines), model_prefix=str(tmp_path / "m"), vocab_size=1500
+    )
+    assert report.lines == len(lines)
+    sp = spm.SentencePieceProcessor(model_file=report.model_file)
+    assert sp.decode(sp.encode(lines[-2:])) == lines[-2:]
+
+
+def test_sampled_training_is_reproducible(tmp_path: Path) -> None:
+    """spm's own input_sentence_size sampling changes between runs; ours is seeded."""
+    lines = read("te.train.txt").splitlines()[:6000]
+    for run in ("a", "b"):
+        (tmp_path / run).mkdir()
+        train_model(
+            sentence_iterator=iter(lines), model_prefix=str(tmp_path / run / "m"),
+            vocab_size=1500, input_sentence_size=1000, model_type="bpe",
+        )  # fmt: skip
+    assert (tmp_path / "a" / "m.model").read_bytes() == (tmp_path / "b" / "m.model").read_bytes()
+    (tmp_path / "c").mkdir()
+    train_model(
+        sentence_iterator=iter(lines), model_prefix=str(tmp_path / "c" / "m"),
+        vocab_size=1500, model_type="bpe",
+    )  # fmt: skip
+    assert (tmp_path / "c" / "m.model").read_bytes() != (tmp_path / "a" / "m.model").read_bytes()
+
+
+# -- options that turn a guarantee off say so -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("options", "guarantee"),
+    [
+        ({"byte_fallback": False, "vocab_size": 4000}, "byte_fallback=False turns off guarantee 1"),
+        ({"remove_extra_whitespaces": True}, "remove_extra_whitespaces=True turns off guarantee 1"),
+        ({"model_type": "word", "vocab_size": 4000}, "model_type=word turns off guarantee 1"),
+    ],
+)
+def test_weakening_options_say_which_guarantee(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], options: dict[str, object], guarantee: str
+) -> None:
+    report = train_model(
+        sentence_iterator=iter(LINES), model_prefix=str(tmp_path / "m"),
+        **{"vocab_size": 1500, **options},  # type: ignore[arg-type]
+    )  # fmt: skip
+    lines = [line for line in capsys.readouterr().err.splitlines() if "turns off" in line]
+    assert len(lines) == 1 and guarantee in lines[0] and report.warnings == (lines[0][13:],)
+    sp = spm.SentencePieceProcessor(model_file=report.model_file)
+    broken = ["a  b ", "xyz qqq", "ఞ్ఝౌం"]
+    assert sp.decode(sp.encode(broken)) != broken  # the warning is true
+
+
+def test_char_model_keeps_every_guarantee(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sp = _train(tmp_path, model_type="char", vocab_size=1500)
+    assert "turns off" not in capsys.readouterr().err
+    held = [*read("te.extra.txt").splitlines()[:1000], " ా క్ ర ి", "a  b ", "\ue003▁x\u2585"]
+    ids = sp.encode(held)
+    assert sp.decode(ids) == [unicodedata.normalize("NFC", s) for s in held]
+    assert not [
+        i for row in ids for i in row if not sp.is_byte(i) and starts_with_mark(sp.id_to_piece(i))
+    ]
+
+
+# -- the codec under threads ------------------------------------------------------------------
+
+
+def test_codec_is_thread_safe(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Caches that fill up are replaced, never cleared under another thread's feet."""
+    monkeypatch.setattr(codec_module, "_CACHE_LIMIT", 64)
+    codec = PUACodec.build(LINES)
+    texts = read("te.extra.txt").splitlines()[:400]
+    expected = [PUACodec.build(LINES).encode(t) for t in texts]
+    failures: list[BaseException] = []
+    results: dict[int, list[str]] = {}
+
+    def work(worker: int) -> None:
+        try:
+            for _ in range(3):
+                results[worker] = [codec.encode(t) for t in texts[worker::2] + texts]
+        except BaseException as error:  # reported below
+            failures.append(error)
+
+    threads = [threading.Thread(target=work, args=(w,)) for w in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not failures
+    for worker, got in results.items():
+        assert got == expected[worker::2] + expected
