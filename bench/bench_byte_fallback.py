@@ -19,11 +19,15 @@ import tempfile
 import time
 import unicodedata
 from pathlib import Path
-from typing import Any
 
 import brahmic_pua
 import brahmic_pua.trainer.train as training
-from brahmic_pua.metrics import byte_fallback_per_1000, fertility, round_trip_rate
+from brahmic_pua.metrics import (
+    byte_fallback_per_1000,
+    fertility,
+    private_code_byte_runs,
+    round_trip_rate,
+)
 
 CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
 
@@ -32,21 +36,6 @@ def keep_every_cluster() -> None:
     """Arm A: no pruning before or after training."""
     training.coded_clusters = lambda codec, symbols, kept: [c for _, c in codec.code_pairs()]  # type: ignore[assignment]
     training._drop_codes_without_piece = lambda model, codec, mode, work: codec  # type: ignore[assignment]
-
-
-def private_byte_runs(rows: list[list[int]], sp: Any) -> int:
-    """Runs of byte pieces whose bytes decode to a Private Use code point."""
-    found = 0
-    for row in rows:
-        run = bytearray()
-        for i in [*row, -1]:
-            if i >= 0 and sp.is_byte(i):
-                run.append(int(sp.id_to_piece(i)[3:5], 16))
-            elif run:
-                text = run.decode("utf-8", "replace")
-                found += sum(1 for ch in text if 0xE000 <= ord(ch) <= 0xF8FF or ord(ch) >= 0xF0000)
-                run = bytearray()
-    return found
 
 
 def main() -> None:
@@ -82,7 +71,7 @@ def main() -> None:
         print(
             f"  {name}: fertility {fertility(rows, lines):.4f}, byte-fallback tokens per 1000 "
             f"{byte_fallback_per_1000(rows, sp):.2f}, byte runs standing for a private code "
-            f"{private_byte_runs(rows, sp)}, round trip "
+            f"{private_code_byte_runs(rows, sp)[1]}, round trip "
             f"{round_trip_rate(expected, sp.decode(rows)):.4f}"
         )
 

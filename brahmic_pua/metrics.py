@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from brahmic_pua.codec.layout import is_private_use
 from brahmic_pua.model.pieces import starts_with_mark
 
 Rows = Sequence[Sequence[int]]
@@ -40,6 +41,23 @@ def byte_fallback_per_1000(rows: Rows, processor: Any) -> float:
     size = processor.get_piece_size()
     byte = frozenset(i for i in range(size) if processor.is_byte(i))
     return _per_1000(sum(1 for row in rows for i in row if i in byte), rows)
+
+
+def private_code_byte_runs(rows: Rows, processor: Any) -> tuple[int, int]:
+    """(runs of byte pieces, private code points those runs decode to). brahmic_pua keeps the
+    second at 0: a byte piece must stand for bytes of the text, not for an internal code."""
+    runs = private = 0
+    for row in rows:
+        run = bytearray()
+        for i in [*row, -1]:
+            if i >= 0 and processor.is_byte(i):
+                run.append(int(processor.id_to_piece(i)[3:5], 16))
+            elif run:
+                text = run.decode("utf-8", "replace")
+                private += sum(1 for ch in text if is_private_use(ch))
+                runs += 1
+                run = bytearray()
+    return runs, private
 
 
 def round_trip_rate(texts: Sequence[str], decoded: Sequence[str]) -> float:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import signal
 import subprocess
@@ -250,6 +251,37 @@ def test_a_signal_during_encode_leaves_no_temporary_file(
     assert process.returncode == status
     assert b"Traceback" not in stderr and not stderr.strip()
     assert list(out.iterdir()) == []
+
+
+@pytest.mark.parametrize("phase", ["scanning the corpus", "spm training"])
+def test_sigterm_during_training_leaves_nothing(tmp_path: Path, phase: str) -> None:
+    """Neither the rule files and corpus copy in the temporary directory nor an output file
+    survive SIGTERM. (In spm's C++ training step the signal takes effect when the step
+    returns: Python runs signal handlers between bytecodes only.)"""
+    temporary, out = tmp_path / "tmp", tmp_path / "out"
+    temporary.mkdir()
+    out.mkdir()
+    source = tmp_path / "big.txt"
+    source.write_bytes((CORPORA / "te.train.txt").read_bytes() * (4 if phase[0] == "s" else 1))
+    process = subprocess.Popen(
+        [*MODULE, "train", "--input", str(source), "--model_prefix", str(out / "m"),
+         "--vocab_size", "3000"],
+        stderr=subprocess.PIPE, env={**os.environ, "TMPDIR": str(temporary)},
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+
+    def started() -> bool:
+        if phase[0] == "s":
+            return process.stderr is not None and bool(process.stderr.read(16))
+        return any(temporary.rglob("normalize.tsv"))
+
+    while not started() and time.monotonic() < deadline and process.poll() is None:
+        time.sleep(0.01)
+    assert process.poll() is None, "the run should be under way"
+    process.send_signal(signal.SIGTERM)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 143 and b"Traceback" not in stderr
+    assert list(temporary.iterdir()) == [] and list(out.iterdir()) == []
 
 
 def test_a_closed_stdout_is_quiet() -> None:

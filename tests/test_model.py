@@ -7,6 +7,7 @@ gives a byte-identical model.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from hypothesis import given
 from strategies import nasty_texts
 
 import brahmic_pua as spm
-from brahmic_pua.metrics import orphan_mark_ids
+from brahmic_pua.metrics import orphan_mark_ids, private_code_byte_runs
 from brahmic_pua.model.manifest import extract
 from brahmic_pua.model.pieces import starts_with_mark
 from brahmic_pua.trainer import train_model
@@ -134,17 +135,8 @@ def test_byte_pieces_never_stand_for_a_private_code(models: dict[str, Path], nam
     pieces = {raw.id_to_piece(i) for i in range(raw.get_piece_size()) if not raw.is_unused(i)}
     assert all(code in pieces for code, _ in sp.codec.code_pairs())  # every code has a piece
     lines = read("te.extra.txt").split("\n")[-3000:] + read("ne.train.txt").split("\n")[-3000:]
-    runs = 0
-    for row in sp.encode(lines):
-        run = bytearray()
-        for i in [*row, -1]:
-            if i >= 0 and sp.is_byte(i):
-                run.append(int(sp.id_to_piece(i)[3:5], 16))
-            elif run:
-                text = run.decode("utf-8", "replace")
-                assert not any(0xE000 <= ord(ch) <= 0xF8FF or ord(ch) >= 0xF0000 for ch in text)
-                runs += 1
-                run = bytearray()
+    runs, private = private_code_byte_runs(sp.encode(lines), sp)
+    assert private == 0
     assert runs > 0  # the check is not vacuous
 
 
@@ -184,10 +176,22 @@ def test_small_vocab_plans_the_alphabet(tmp_path: Path) -> None:
 
 
 def test_too_small_vocab_says_what_is_needed(tmp_path: Path) -> None:
-    for size in (200, 300):
-        with pytest.raises(ValueError, match=rf"vocab_size={size} is too small.*use vocab_size >="):
+    """Every too-small size names the same minimum, and that minimum trains."""
+    minimums = set()
+    for size in (200, 300, 500):
+        with pytest.raises(ValueError, match=rf"vocab_size={size} is too small") as error:
             train_model(input=TE, model_prefix=str(tmp_path / "x"), vocab_size=size)
-    assert list(tmp_path.iterdir()) == []
+        found = re.search(r"the smallest vocab_size that trains is (\d+)", str(error.value))
+        assert found is not None
+        minimums.add(int(found.group(1)))
+    assert list(tmp_path.iterdir()) == [] and len(minimums) == 1
+    minimum = minimums.pop()
+    with pytest.raises(ValueError, match="too small"):
+        train_model(input=TE, model_prefix=str(tmp_path / "x"), vocab_size=minimum - 1)
+    report = train_model(input=TE, model_prefix=str(tmp_path / "x"), vocab_size=minimum)
+    sp = spm.SentencePieceProcessor(model_file=report.model_file)
+    lines = read("te.train.txt").split("\n")[:500]
+    assert sp.decode(sp.encode(lines)) == lines
 
 
 def test_long_lines_and_block_lines_are_not_dropped(tmp_path: Path) -> None:

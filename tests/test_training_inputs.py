@@ -240,3 +240,30 @@ def test_codec_is_thread_safe(monkeypatch: pytest.MonkeyPatch) -> None:
     assert not failures
     for worker, got in results.items():
         assert got == expected[worker::2] + expected
+
+
+def test_codes_spm_drops_are_left_as_text(tmp_path: Path) -> None:
+    """A user's character_coverage can make spm drop a code the plan kept: that cluster leaves
+    the table and the rules are recompiled, so no code is ever without a piece."""
+    lines = read("te.train.txt").splitlines()[:3000] + read("hi.sample.txt").splitlines()[:1500]
+    report = train_model(
+        sentence_iterator=iter(lines), model_prefix=str(tmp_path / "m"), vocab_size=3000,
+        character_coverage=0.98,
+    )  # fmt: skip
+    sp = spm.SentencePieceProcessor(model_file=report.model_file)
+    theirs = stock.SentencePieceProcessor(model_file=report.model_file)
+    assert sp.codec is not None and len(sp.codec) < report.alphabet.symbols
+    usable = {theirs.id_to_piece(i) for i in range(len(sp)) if not theirs.is_unused(i)}
+    assert all(code in usable for code, _ in sp.codec.code_pairs())
+    held = read("te.extra.txt").splitlines()[:500] + read("mr.sample.txt").splitlines()[:500]
+    ids = sp.encode(held)
+    assert sp.decode(ids) == [unicodedata.normalize("NFC", s) for s in held]
+    assert theirs.encode(held) == ids
+
+
+def test_manifest_that_is_not_an_object_is_one_clear_error(tmp_path: Path) -> None:
+    from brahmic_pua.model.manifest import Manifest
+
+    for payload in (b"[1, 2]", b'"text"', b"null", b"{}"):
+        with pytest.raises(spm.ModelFileError, match="manifest"):
+            Manifest.from_bytes(payload, "m.model")

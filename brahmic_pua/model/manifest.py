@@ -45,11 +45,16 @@ class Manifest:
         rebuild = "retrain the model with brahmic_pua"
         try:
             body = json.loads(data.decode("utf-8"))
-            fingerprint = body.pop("fingerprint")
-        except (UnicodeDecodeError, json.JSONDecodeError, AttributeError, KeyError) as error:
+        except (UnicodeDecodeError, json.JSONDecodeError) as error:
             raise ModelFileError(
                 f"{source}: damaged brahmic_pua manifest ({error}); {rebuild}"
             ) from None
+        if not isinstance(body, dict) or "fingerprint" not in body:
+            raise ModelFileError(
+                f"{source}: damaged brahmic_pua manifest (not a JSON object with a fingerprint); "
+                f"{rebuild}"
+            )
+        fingerprint = body.pop("fingerprint")
         if body.get("format") != FORMAT or body.get("format_version") != FORMAT_VERSION:
             raise ModelFileError(
                 f"{source}: manifest format {body.get('format')!r} version "

@@ -42,39 +42,39 @@ def plan(
     symbols: Counter[str], vocab_size: int, reserved: int, model_type: str, byte_fallback: bool
 ) -> AlphabetPlan:
     """Keep every symbol if there is room; otherwise the most frequent ones that fit in half the
-    free vocabulary (the other half is for merged pieces), the rest going to byte fallback."""
-    free = vocab_size - reserved - (BYTE_PIECES if byte_fallback else 0)
-    needed = reserved + (BYTE_PIECES if byte_fallback else 0) + min(len(symbols), 64)
-    if free < min(len(symbols), 64) or free < 1:
-        raise ValueError(
-            f"vocab_size={vocab_size} is too small for this corpus: {reserved} special pieces"
-            + (f" and {BYTE_PIECES} byte pieces" if byte_fallback else "")
-            + f" leave {max(free, 0)} for {len(symbols):,} symbols; use vocab_size >= {needed}"
-        )
+    free vocabulary (the other half is for merged pieces), the rest going to byte fallback.
+    A vocabulary too small for spm's floor (98% of the text as single symbols) is one error
+    that names the smallest size that trains."""
+    fixed = reserved + (BYTE_PIECES if byte_fallback else 0)
+    free = vocab_size - fixed
     room = free if model_type in ("char", "word") else max(1, free // 2)
     if len(symbols) <= room:
         return AlphabetPlan(len(symbols), len(symbols), 1.0)
     if not byte_fallback:
         raise ValueError(
-            f"vocab_size={vocab_size} has room for {room:,} of the corpus's {len(symbols):,} "
-            f"symbols and byte_fallback is off, so the rest would become <unk> and never decode; "
-            f"turn byte_fallback on or use vocab_size >= {reserved + 2 * len(symbols)}"
+            f"vocab_size={vocab_size} has room for {max(free, 0):,} of the corpus's "
+            f"{len(symbols):,} symbols and byte_fallback is off, so the rest would become <unk> "
+            f"and never decode; turn byte_fallback on or use vocab_size >= "
+            f"{reserved + len(symbols)} (more leaves room for merged pieces)"
         )
     ranked = sorted(symbols.values(), reverse=True)
+    minimum = kept_at(ranked, MIN_COVERAGE)
+    if free < minimum:
+        raise ValueError(
+            f"vocab_size={vocab_size} is too small for this corpus: SentencePiece keeps at least "
+            f"{MIN_COVERAGE:.0%} of the text as single symbols ({minimum:,} symbols here) and "
+            f"{fixed} pieces are reserved ({reserved} special"
+            + (f", {BYTE_PIECES} bytes" if byte_fallback else "")
+            + f"); the smallest vocab_size that trains is {fixed + minimum} (more leaves room "
+            "for merged pieces)"
+        )
     total = sum(ranked)
     kept_mass = sum(ranked[:room])
     previous = kept_mass - ranked[room - 1]
     coverage = (previous + kept_mass) / 2 / total  # spm stops once coverage is reached
     if coverage >= MIN_COVERAGE:
         return AlphabetPlan(len(symbols), room, coverage)
-    kept = kept_at(ranked, MIN_COVERAGE)
-    if kept <= free:  # fits, with less room left for merged pieces
-        return AlphabetPlan(len(symbols), kept, MIN_COVERAGE)
-    raise ValueError(
-        f"vocab_size={vocab_size} is too small for this corpus: SentencePiece keeps at least "
-        f"{MIN_COVERAGE:.0%} of the text as single symbols ({kept:,} symbols here) and "
-        f"{vocab_size - free} pieces are reserved; use vocab_size >= {vocab_size - free + 2 * kept}"
-    )
+    return AlphabetPlan(len(symbols), minimum, MIN_COVERAGE)
 
 
 def kept_at(ranked: list[int], coverage: float) -> int:
