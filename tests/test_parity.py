@@ -25,6 +25,24 @@ from brahmic_pua.trainer import train_model
 _pair: dict[str, tuple[spm.SentencePieceProcessor, stock.SentencePieceProcessor]] = {}
 
 
+BRAHMIC_FILES = ("te", "ne", "hi", "mr", "bn", "ta", "kn", "ml", "gu")
+
+
+@pytest.fixture(scope="module")
+def every_script(models: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> None:
+    """An akshara model on nine Brahmic languages, so that Bengali ৌ, Tamil ொ, Kannada ೋ
+    and Malayalam ൊ (two-part vowel signs) are clusters of the table, added to ``models``."""
+    lines: list[str] = []
+    for language in BRAHMIC_FILES:
+        name = {"te": "te.train.txt", "ne": "ne.train.txt"}.get(language, f"{language}.sample.txt")
+        lines += read(name).splitlines()[:2000]
+    prefix = tmp_path_factory.mktemp("every_script") / "m"
+    train_model(
+        sentence_iterator=iter(lines), model_prefix=str(prefix), vocab_size=8000, policy="akshara"
+    )
+    models["every_script"] = Path(f"{prefix}.model")
+
+
 def _both(
     models: dict[str, Path], name: str
 ) -> tuple[spm.SentencePieceProcessor, stock.SentencePieceProcessor]:
@@ -41,11 +59,18 @@ def _both(
 #: base that is not Brahmic ("ĩ̯" typed as i + U+032F + U+0303) or after no base, or with marks
 #: not all of the base's script (a Telugu virama on a Devanagari nukta), or with a Vedic
 #: cantillation mark among them.
+#: And, for the conjunct policies (akshara, syllable), a consonant after a virama written with
+#: a separate nukta where NFC composes it (र + ़ is ऱ; also ऩ, ऴ): NFC moves the cluster
+#: boundary into what stock spm already matched as a conjunct.
 _RUN = regex.compile(r"\P{M}?\p{M}{2,}")
 _VEDIC = regex.compile(r"\p{InSC=Cantillation_Mark}")
+_CONJUNCT_NUKTA = regex.compile("\u094d\u200d?[\u0928\u0930\u0933]\u093c")
+CONJUNCT_POLICIES = ("every_script",)
 
 
-def _exempt(line: str) -> bool:
+def _exempt(line: str, name: str = "") -> bool:
+    if name in CONJUNCT_POLICIES and _CONJUNCT_NUKTA.search(line):
+        return True
     for found in _RUN.finditer(line):
         run = found.group()
         if unicodedata.is_normalized("NFC", run) and unicodedata.is_normalized("NFD", run):
@@ -56,6 +81,7 @@ def _exempt(line: str) -> bool:
     return False
 
 
+@pytest.mark.usefixtures("every_script")
 @pytest.mark.parametrize("path", corpus_files(), ids=lambda p: p.name)
 def test_stock_gives_our_ids_on_every_line_nfc_or_not(models: dict[str, Path], path: Path) -> None:
     lines = read(path.name).split("\n")
@@ -63,9 +89,9 @@ def test_stock_gives_our_ids_on_every_line_nfc_or_not(models: dict[str, Path], p
     nfc = [unicodedata.normalize("NFC", s) for s in lines]
     if nfc != lines:
         forms["NFC"] = nfc
-    names = ["unigram", "mixed"] + (
-        ["bpe"] if path.name in ("te.extra.txt", "ne.train.txt") else []
-    )
+    names = ["mixed", "every_script"]
+    names += ["unigram"] if path.name.startswith("te.") else []
+    names += ["bpe"] if path.name in ("te.extra.txt", "ne.train.txt") else []
     for name in names:
         ours, theirs = _both(models, name)
         expected = ours.encode(nfc)
@@ -73,7 +99,7 @@ def test_stock_gives_our_ids_on_every_line_nfc_or_not(models: dict[str, Path], p
             got = theirs.encode(variant)
             differ = [i for i, (a, b) in enumerate(zip(expected, got, strict=True)) if a != b]
             assert ours.encode(variant) == expected, form
-            assert all(_exempt(variant[i]) for i in differ), (form, variant[differ[0]])
+            assert all(_exempt(variant[i], name) for i in differ), (form, variant[differ[0]])
             assert len(differ) <= 2, form  # one IPA line in te.extra; pinned below
 
 
@@ -110,11 +136,14 @@ def test_real_non_nfc_spellings(models: dict[str, Path]) -> None:
 # -- canonically equivalent spellings, under hypothesis ---------------------------------------
 
 TELUGU_DECOMPOSED = "కెై\u0c46\u0c56\u0c55\u0c3c\u0c4d"
+OTHER_DECOMPOSED = "নকৌা\u09cb\u09cc\u09dc\u09bcகெொா\u0bd7ಕೆೋೂೕೖമെൊാൗ"
 DEVANAGARI_DECOMPOSED = (
     "\u0958\u0959\u095a\u095b\u095c\u095d\u095e\u095f\u0929\u0931\u0934कनरळ\u093c\u094dि"
 )
 equivalent_texts = st.text(
-    st.sampled_from(TELUGU_DECOMPOSED + DEVANAGARI_DECOMPOSED + "ae\u0301\u0323\u0302 "),
+    st.sampled_from(
+        TELUGU_DECOMPOSED + DEVANAGARI_DECOMPOSED + OTHER_DECOMPOSED + "ae\u0301\u0323\u0302 "
+    ),
     max_size=30,
 )
 
@@ -127,7 +156,8 @@ def respelled(draw: st.DrawFn) -> tuple[str, str]:
     return base, "".join(parts)
 
 
-@pytest.mark.parametrize("name", ["unigram", "mixed"])
+@pytest.mark.usefixtures("every_script")
+@pytest.mark.parametrize("name", ["unigram", "mixed", "every_script"])
 @given(pair=respelled())
 def test_stock_agrees_on_equivalent_spellings(
     models: dict[str, Path], name: str, pair: tuple[str, str]
@@ -135,11 +165,11 @@ def test_stock_agrees_on_equivalent_spellings(
     base, spelled = pair
     assert unicodedata.normalize("NFC", spelled) == base
     ours, theirs = _both(models, name)
-    if not _exempt(spelled):
+    if not _exempt(spelled, name):
         assert theirs.encode(spelled) == ours.encode(base)
     for form in ("NFD", "NFC"):
         variant = unicodedata.normalize(form, spelled)
-        if not _exempt(variant):
+        if not _exempt(variant, name):
             assert theirs.encode(variant) == ours.encode(base)
 
 

@@ -19,7 +19,7 @@ from functools import cache
 
 from brahmic_pua.codec import PUACodec, cluster_script
 from brahmic_pua.codec.layout import ESCAPE, ESCAPED_LITERALS, RESERVED
-from brahmic_pua.model.spellings import alone, decomposing_characters, spellings
+from brahmic_pua.model.spellings import alone, composites, decomposing_characters, spellings
 from brahmic_pua.orthography.classify import indic_category, script_characters
 
 #: spm's rule compiler refuses a source with this many sources among its prefixes
@@ -66,15 +66,7 @@ def normalizer_rules(codec: PUACodec, normalization: str) -> list[tuple[str, str
     longest = max(map(len, rules))
     wanted = [*rules, *sorted({_nfc(ch) for ch in decomposing_characters()})]
     wanted += [_nfc(source) for source, _ in base if not _is_nfc(source)]
-    # A mark after a cluster can reorder into it or unblock a composition (న + U+0C46 U+0C4D
-    # U+0C56 is నై + ్): spell those pairs too.
-    wanted += [
-        cluster + mark
-        for cluster in rules
-        if not alone(cluster)
-        for mark in _reordering_marks(cluster_script(cluster))
-        if _interacts(cluster, mark)
-    ]
+    wanted += _followed_by_marks([cluster for cluster in rules if not alone(cluster)])
     extra: dict[str, str] = {}
     for text in wanted:
         for spelled in spellings(text):
@@ -86,26 +78,55 @@ def normalizer_rules(codec: PUACodec, normalization: str) -> list[tuple[str, str
     return list(rules.items()) + kept
 
 
+#: How many marks after a cluster are followed: Kannada ೋ typed as ೆ ೂ ೕ takes three.
+MARKS_AFTER = 3
+
+
+def _followed_by_marks(clusters: list[str]) -> list[str]:
+    """NFC of a cluster followed by marks that N moves into it or composes with it (న + U+0C46
+    U+0C4D U+0C56 is నై + ్; ಡ + ೆ ೂ ೕ is ಡೋ), up to ``MARKS_AFTER`` marks: their spellings
+    need rules even when the result is not a cluster of the table."""
+    found: dict[str, None] = {}
+    frontier = clusters
+    for _ in range(MARKS_AFTER):
+        step = {
+            _nfc(text + mark): None
+            for text in frontier
+            for mark in _reordering_marks(cluster_script(text))
+            if _interacts(text, mark)
+        }
+        frontier = [text for text in step if text not in found]
+        found.update(step)
+    return list(found)
+
+
 @cache
 def _reordering_marks(script: str | None) -> tuple[str, ...]:
-    """The script's marks with a non-zero combining class (canonical ordering moves them), but
-    not its Vedic cantillation marks: 18 of them in Devanagari would add 50,000 rules."""
+    """The script's marks that N can move or compose: those with a non-zero combining class
+    (canonical ordering moves them) but not Vedic cantillation marks (18 of them in Devanagari
+    would add 50,000 rules), and those that end a precomposed character (Bengali ৗ of ৌ)."""
     chars = script_characters(script) if script else []
+    ending = {ch for key in composites() for ch in key[1:]}
     return tuple(
-        ch for ch in chars if unicodedata.combining(ch) and indic_category(ch) != "CANTILLATIONMARK"
+        ch
+        for ch in chars
+        if (unicodedata.combining(ch) and indic_category(ch) != "CANTILLATIONMARK") or ch in ending
     )
 
 
 def _interacts(cluster: str, mark: str) -> bool:
     """True when N can move ``mark`` into ``cluster`` (the marks ending it have another
-    combining class) or compose it with something there."""
+    combining class) or compose it with something there (ফ + ় is U+095E, which NFC itself
+    never writes, but text does)."""
     decomposed = unicodedata.normalize("NFD", cluster)
     end = len(decomposed)
     while end and unicodedata.combining(decomposed[end - 1]):
         end -= 1
     own = unicodedata.combining(mark)
     moves = any(unicodedata.combining(x) != own for x in decomposed[end:])
-    return moves or not _is_nfc(cluster + mark)
+    table = composites()
+    composes = any(decomposed[i:] + mark in table for i in range(len(decomposed)))
+    return moves or composes or not _is_nfc(cluster + mark)
 
 
 def _nfc(text: str) -> str:
