@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Iterator
-from functools import cache
+from functools import cache, lru_cache
 from itertools import pairwise, permutations
 
 MAX_RUN = 6  # marks in one run reordered exhaustively (6! = 720 orders); longer runs keep theirs
@@ -40,18 +40,19 @@ def decomposing_characters() -> Iterator[str]:
         yield from chars
 
 
-def spellings(text: str) -> list[str]:
+@lru_cache(maxsize=1 << 16)  # rule building asks for the same characters every training
+def spellings(text: str) -> tuple[str, ...]:
     """Canonically equivalent spellings of ``text`` (``text`` itself first), at most
     ``MAX_SPELLINGS``, in a fixed order."""
     if alone(text):
-        return [text]
+        return (text,)
     seen = dict.fromkeys([text])
     for order in _orders(unicodedata.normalize("NFD", text)):
         for spelled in _compositions(order):
             seen.setdefault(spelled)
             if len(seen) >= MAX_SPELLINGS:
-                return list(seen)
-    return list(seen)
+                return tuple(seen)
+    return tuple(seen)
 
 
 @cache
@@ -104,19 +105,15 @@ def _longest_decomposition() -> int:
 
 
 def _compositions(order: str) -> list[str]:
-    """``order`` with every choice of contiguous pieces written precomposed."""
+    """``order`` with every choice of contiguous pieces written precomposed (built from the
+    end: the spellings of each tail, extended by every way to write the piece before it)."""
     table = composites()
     longest = _longest_decomposition()
-
-    @cache
-    def tail(i: int) -> tuple[str, ...]:
-        if i == len(order):
-            return ("",)
-        out: list[str] = []
-        for k in range(1, min(longest, len(order) - i) + 1):
+    size = len(order)
+    tails: list[list[str]] = [[] for _ in range(size)] + [[""]]
+    for i in range(size - 1, -1, -1):
+        for k in range(1, min(longest, size - i) + 1):
             piece = order[i : i + k]
-            heads = ((piece,) if k == 1 else ()) + table.get(piece, ())
-            out += [head + rest for head in heads for rest in tail(i + k)]
-        return tuple(out)
-
-    return list(tail(0))
+            heads = (piece, *table.get(piece, ())) if k == 1 else table.get(piece, ())
+            tails[i] += [head + rest for head in heads for rest in tails[i + k]]
+    return tails[0]
