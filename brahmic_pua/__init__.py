@@ -17,6 +17,7 @@ from sentencepiece import (
 )
 
 from brahmic_pua.codec import CodecFileError, PUACodec
+from brahmic_pua.folding import FoldingTable, validate_folding_rules
 from brahmic_pua.model.manifest import ModelFileError
 from brahmic_pua.normalize import normalize
 from brahmic_pua.orthography import (
@@ -41,6 +42,7 @@ __all__ = [
     "UNICODE_VERSION",
     "CharClass",
     "CodecFileError",
+    "FoldingTable",
     "ModelFileError",
     "PUACodec",
     "SentencePieceProcessor",
@@ -60,4 +62,5 @@ __all__ = [
     "set_min_log_level",
     "set_nbest_timeout",
     "set_random_generator_seed",
+    "validate_folding_rules",
 ]

@@ -1,10 +1,30 @@
-"""N, the normalization applied before segmentation; ``decode(encode(s)) == N(s)``."""
+"""N, the normalization applied before segmentation; ``decode(encode(s)) == N(s)``.
+
+Modes (seed 000 Phase 1 for the Nepali ones):
+
+- ``nfc`` (default): Unicode NFC, so canonically equivalent spellings become one.
+- ``none``: the text as given.
+- ``nepali-lm``: N_LM = NFC ∘ Fold_full ∘ NFC ∘ StripZWJ ∘ NFC. Spelling variants are folded
+  (सँग / संग / सङ्ग → संग) and ZWJ is removed. The seed writes StripZWJ after the fold; that
+  order is not idempotent ("सङ्‍ग" with a ZWJ escapes the fold, loses the ZWJ, and is folded by
+  the next application), so the ZWJ goes first.
+- ``nepali-ocr``: N_OCR = NFC ∘ Fold_minimal ∘ NFC: only encoding variants of one glyph are
+  folded, ZWJ is kept, सँग / संग / सङ्ग stay distinct.
+
+ZWNJ is kept in every mode. N(N(s)) == N(s) for every mode: the folding tables are checked by
+:func:`brahmic_pua.folding.validate_folding_rules` when they load.
+"""
 
 from __future__ import annotations
 
 import unicodedata
+from dataclasses import dataclass
+from functools import cache
 
-MODES: tuple[str, ...] = ("nfc", "none")
+from brahmic_pua.folding import NO_FOLDING, ZWJ, FoldingTable, nepali_table
+
+MODES: tuple[str, ...] = ("nfc", "none", "nepali-lm", "nepali-ocr")
+_TABLES = {"nepali-lm": "lm", "nepali-ocr": "ocr"}
 
 
 def check_mode(mode: str) -> str:
@@ -13,9 +33,44 @@ def check_mode(mode: str) -> str:
     return mode
 
 
+@dataclass(frozen=True)
+class Normalizer:
+    """N for one mode and folding table (a model carries its own table in its manifest)."""
+
+    mode: str
+    folding: FoldingTable
+
+    @property
+    def strips_zwj(self) -> bool:
+        return self.mode == "nepali-lm"
+
+    @property
+    def composes(self) -> bool:
+        """Whether N includes NFC (every mode but ``none``)."""
+        return self.mode != "none"
+
+    def __call__(self, text: str) -> str:
+        if not self.composes:
+            return text
+        text = unicodedata.normalize("NFC", text)
+        if self.strips_zwj and ZWJ in text:
+            text = unicodedata.normalize("NFC", text.replace(ZWJ, ""))
+        if self.folding.rules:
+            text = unicodedata.normalize("NFC", self.folding.apply(text))
+        return text
+
+
+@cache
+def normalizer(mode: str, folding: FoldingTable | None = None) -> Normalizer:
+    """N for ``mode``; the Nepali modes use the shipped table unless given another."""
+    check_mode(mode)
+    if folding is None:
+        folding = nepali_table(_TABLES[mode]) if mode in _TABLES else NO_FOLDING
+    elif folding.rules and mode not in _TABLES:
+        raise ValueError(f"normalization={mode!r} has no folding; use nepali-lm or nepali-ocr")
+    return Normalizer(mode, folding)
+
+
 def normalize(text: str, mode: str = "nfc") -> str:
-    """``nfc``: Unicode NFC (the default; canonically equivalent spellings become one).
-    ``none``: the text as given."""
-    if check_mode(mode) == "nfc":
-        return unicodedata.normalize("NFC", text)
-    return text
+    """N(text) for ``mode`` (see the module docstring), with the shipped folding tables."""
+    return normalizer(mode)(text)

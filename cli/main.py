@@ -31,6 +31,7 @@ from brahmic_pua import (
     segment,
 )
 from brahmic_pua.atomic import atomic_output
+from brahmic_pua.normalize import MODES, normalizer
 from brahmic_pua.trainer import train_model
 
 POLICY = click.Choice(POLICIES)
@@ -169,6 +170,15 @@ def segment_command(
         return json.dumps(clusters, ensure_ascii=False) if as_json else separator.join(clusters)
 
     _run(input_, output, show)
+
+
+@main.command("normalize")
+@click.option("--mode", type=click.Choice(MODES), default="nfc", show_default=True)
+@INPUT
+@OUTPUT
+def normalize_command(mode: str, input_: BinaryIO, output: str | None) -> None:
+    """Apply N to each line (e.g. --mode nepali-lm before training another tool)."""
+    _run(input_, output, normalizer(mode))
 
 
 @main.group("codec")
@@ -315,8 +325,9 @@ def _model_prefix(ctx: click.Context, param: click.Parameter, value: str) -> str
 @click.option("--policy", type=POLICY, default="fixtoken", show_default=True)
 @click.option("--scripts", default=None, help="Comma-separated Brahmic scripts (default: as seen).")
 @click.option(
-    "--normalization", type=click.Choice(["nfc", "none"]), default="nfc", show_default=True
-)
+    "--normalization", type=click.Choice(MODES), default="nfc", show_default=True,
+    help="N applied before segmentation (nepali-lm folds spelling variants and drops ZWJ).",
+)  # fmt: skip
 @click.pass_context
 def train_command(
     ctx: click.Context, inputs: tuple[str, ...], model_prefix: str, vocab_size: int,

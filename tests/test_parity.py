@@ -17,9 +17,10 @@ from strategies import texts
 
 import brahmic_pua as spm
 from brahmic_pua.model.rules import apply_rules, normalizer_rules, rule_pairs
-from brahmic_pua.model.spellings import spellings
+from brahmic_pua.normalize import normalizer
 from brahmic_pua.orthography.classify import script_of_char
 from brahmic_pua.segment import segment
+from brahmic_pua.spellings import spellings
 from brahmic_pua.trainer import train_model
 
 _pair: dict[str, tuple[spm.SentencePieceProcessor, stock.SentencePieceProcessor]] = {}
@@ -194,7 +195,7 @@ def test_rule_simulation_matches_sentencepiece(models: dict[str, Path]) -> None:
     """apply_rules (used to compute every added rule's target) does what spm's normalizer does."""
     ours, theirs = _both(models, "mixed")
     assert ours.codec is not None
-    rules = dict(normalizer_rules(ours.codec, "nfc"))
+    rules = dict(normalizer_rules(ours.codec, normalizer("nfc")))
     longest = max(map(len, rules))
     lines = read("ne.train.txt").splitlines()[:300] + read("te.train.txt").splitlines()[:300]
     for line in [*lines, *(unicodedata.normalize("NFD", s) for s in lines)]:
@@ -205,8 +206,8 @@ def test_rule_simulation_matches_sentencepiece(models: dict[str, Path]) -> None:
 def test_none_mode_adds_no_rules(models: dict[str, Path]) -> None:
     ours, _ = _both(models, "unigram")
     assert ours.codec is not None
-    assert normalizer_rules(ours.codec, "none") == rule_pairs(ours.codec)
-    assert len(normalizer_rules(ours.codec, "nfc")) > len(rule_pairs(ours.codec))
+    assert normalizer_rules(ours.codec, normalizer("none")) == rule_pairs(ours.codec)
+    assert len(normalizer_rules(ours.codec, normalizer("nfc"))) > len(rule_pairs(ours.codec))
 
 
 def test_marks_stacked_without_limit_still_train(tmp_path: Path) -> None:

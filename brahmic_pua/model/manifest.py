@@ -2,8 +2,10 @@
 
 ModelProto declares ``extensions 200 to max``: a length-delimited field with such a number,
 appended to the serialized model, is parsed and skipped by stock sentencepiece. The manifest is
-JSON: the codec table (with its policy, scripts, Unicode version and fingerprint) and the
-normalization mode. One file to ship, nothing to keep in sync.
+JSON: the codec table (with its policy, scripts, Unicode version and fingerprint), the
+normalization mode and, for the Nepali modes, the folding table it was trained with (and its
+fingerprint), so N at encode time is N at training time. One file to ship, nothing to keep in
+sync.
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from brahmic_pua.codec import PUACodec
-from brahmic_pua.normalize import check_mode
+from brahmic_pua.folding import NO_FOLDING, FoldingTable
+from brahmic_pua.normalize import Normalizer, check_mode, normalizer
 
 FIELD_NUMBER = 1729
 FORMAT = "brahmic_pua.manifest"
@@ -29,6 +32,12 @@ class ModelFileError(ValueError):
 class Manifest:
     codec: PUACodec
     normalization: str
+    folding: FoldingTable = NO_FOLDING
+
+    @property
+    def normalizer(self) -> Normalizer:
+        """N exactly as the model was trained with it."""
+        return normalizer(self.normalization, self.folding)
 
     def to_bytes(self) -> bytes:
         body: dict[str, Any] = {
@@ -37,6 +46,11 @@ class Manifest:
             "normalization": self.normalization,
             "codec": self.codec.to_dict(),
         }
+        if self.folding.rules:
+            body["folding"] = {
+                "rules": [list(rule) for rule in self.folding.rules],
+                "fingerprint": self.folding.fingerprint,
+            }
         body["fingerprint"] = _digest(body)
         return json.dumps(body, ensure_ascii=False, sort_keys=True).encode("utf-8")
 
@@ -65,10 +79,22 @@ class Manifest:
             raise ModelFileError(f"{source}: manifest does not match its fingerprint; {rebuild}")
         try:
             mode = check_mode(str(body["normalization"]))
-        except (KeyError, ValueError) as error:
+            folding = _folding(body.get("folding"))
+            normalizer(mode, folding)
+        except (KeyError, TypeError, ValueError) as error:
             raise ModelFileError(f"{source}: {error}; {rebuild}") from None
         codec = PUACodec.from_json(json.dumps(body["codec"]), source)
-        return cls(codec, mode)
+        return cls(codec, mode, folding)
+
+
+def _folding(document: Any) -> FoldingTable:
+    """The folding table recorded in a manifest (none for the nfc and none modes)."""
+    if document is None:
+        return NO_FOLDING
+    table = FoldingTable(tuple((str(p), str(r)) for p, r in document["rules"]))
+    if table.fingerprint != document["fingerprint"]:
+        raise ValueError("folding table does not match its fingerprint")
+    return table
 
 
 def _digest(body: dict[str, Any]) -> str:

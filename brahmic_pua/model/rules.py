@@ -19,8 +19,11 @@ from functools import cache
 
 from brahmic_pua.codec import PUACodec, cluster_script
 from brahmic_pua.codec.layout import ESCAPE, ESCAPED_LITERALS, RESERVED
-from brahmic_pua.model.spellings import alone, composites, decomposing_characters, spellings
+from brahmic_pua.folding import ZWJ
+from brahmic_pua.normalize import Normalizer
 from brahmic_pua.orthography.classify import indic_category, script_characters
+from brahmic_pua.segment import segment
+from brahmic_pua.spellings import alone, composites, decomposing_characters, spellings
 
 #: spm's rule compiler refuses a source with this many sources among its prefixes
 #: ("number of shared prefix must be less than 32").
@@ -54,28 +57,52 @@ def apply_rules(rules: Mapping[str, str], text: str, longest: int) -> str:
     return "".join(out)
 
 
-def normalizer_rules(codec: PUACodec, normalization: str) -> list[tuple[str, str]]:
-    """The codec's rules, plus (for ``nfc``) a rule for every other spelling of their sources and
-    of every character NFC changes; spellings that would break spm's prefix limit are left out."""
+def normalizer_rules(codec: PUACodec, n: Normalizer) -> list[tuple[str, str]]:
+    """The codec's rules, plus (for every mode with NFC) a rule for every other spelling of
+    their sources, of every character NFC changes, of every folding pattern (with the marks
+    that attach to its end) and, under nepali-lm, of every cluster with a ZWJ inside; each
+    rewritten to what the rules make of its N. Spellings that would break spm's prefix limit
+    are left out."""
     base = rule_pairs(codec)
-    if normalization != "nfc":
+    if not n.composes:
         return base
-    # A table entry that is not NFC (the closed set spells र + nukta, NFC has ऱ) never
-    # matches N's output; its spelling is rewritten like any other.
-    rules = {s: t for s, t in base if _is_nfc(s)}
+    # A table entry that N changes (the closed set spells र + nukta, NFC has ऱ) never matches
+    # N's output; its spelling is rewritten like any other.
+    rules = {s: t for s, t in base if n(s) == s}
     longest = max(map(len, rules))
     wanted = [*rules, *sorted({_nfc(ch) for ch in decomposing_characters()})]
-    wanted += [_nfc(source) for source, _ in base if not _is_nfc(source)]
+    wanted += [_nfc(source) for source, _ in base if n(source) != source]
     wanted += _followed_by_marks([cluster for cluster in rules if not alone(cluster)])
+    folded = _folding_sources(n, codec)
+    wanted += folded
+    if n.strips_zwj:
+        wanted += [ZWJ, *(text for source in [*rules, *folded] for text in _with_zwj(source))]
     extra: dict[str, str] = {}
     for text in wanted:
         for spelled in spellings(text):
-            if spelled not in rules and spelled not in extra and not _is_nfc(spelled):
-                extra[spelled] = apply_rules(rules, _nfc(spelled), longest)
+            if spelled not in rules and spelled not in extra and n(spelled) != spelled:
+                extra[spelled] = apply_rules(rules, n(spelled), longest)
     kept = [
         (s, t) for s, t in extra.items() if _shared_prefixes(s, rules, extra) < MAX_SHARED_PREFIXES
     ]
     return list(rules.items()) + kept
+
+
+def _folding_sources(n: Normalizer, codec: PUACodec) -> list[str]:
+    """Each folding pattern, alone and followed by the marks that join the last cluster of its
+    replacement into a longer cluster of the table (सँग + ै is संगै: the ै joins ग)."""
+    clusters = [cluster for _, cluster in codec.code_pairs()]
+    found = []
+    for pattern, replacement in n.folding.rules:
+        found.append(pattern)
+        last = segment(replacement, codec.policy)[-1]
+        found += [pattern + c[len(last) :] for c in clusters if c.startswith(last) and c != last]
+    return found
+
+
+def _with_zwj(text: str) -> list[str]:
+    """``text`` with one ZWJ inside it, at each place (nepali-lm removes it again)."""
+    return [text[:i] + ZWJ + text[i:] for i in range(1, len(text))]
 
 
 #: How many marks after a cluster are followed: Kannada ೋ typed as ೆ ೂ ೕ takes three.
@@ -142,12 +169,12 @@ def _shared_prefixes(source: str, *tables: Mapping[str, str]) -> int:
     return sum(1 for k in range(1, len(source) + 1) if any(source[:k] in t for t in tables))
 
 
-def rule_files(codec: PUACodec, normalization: str) -> tuple[str, str]:
+def rule_files(codec: PUACodec, n: Normalizer) -> tuple[str, str]:
     """The normalizer and denormalizer rule files (``U+XXXX U+YYYY<TAB>U+ZZZZ`` lines).
 
     Tens of thousands of rules: every string is spelled by one ``str.translate`` over all.
     """
-    forward = _spell(normalizer_rules(codec, normalization))
+    forward = _spell(normalizer_rules(codec, n))
     backward = _spell([(target, source) for source, target in rule_pairs(codec)])
     return forward, backward
 

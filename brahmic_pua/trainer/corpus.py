@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from brahmic_pua.normalize import normalize
+from brahmic_pua.normalize import Normalizer
 from brahmic_pua.segment.pieces import check_no_surrogates
 
 BLOCK = "\u2585"  # spm silently drops every training line that contains it
@@ -51,10 +51,10 @@ class Progress:
 class Corpus:
     """Lines of the training text after N, read from files or an iterable."""
 
-    def __init__(self, inputs: list[str], iterator: Iterable[str] | None, mode: str) -> None:
+    def __init__(self, inputs: list[str], iterator: Iterable[str] | None, n: Normalizer) -> None:
         self.inputs = inputs
         self.iterator = iterator
-        self.mode = mode
+        self.normalize = n
         self.stats = CorpusStats()
         self._spill: Path | None = None
         for name in inputs:
@@ -77,7 +77,7 @@ class Corpus:
                     check_no_surrogates(line)
                 except ValueError as error:
                     raise ValueError(f"line {stats.lines + 1}: {error}") from None
-                text = normalize(line, self.mode)
+                text = self.normalize(line)
                 size = len(text.encode("utf-8"))
                 stats.lines += 1
                 stats.bytes += size + 1
@@ -116,7 +116,7 @@ class Corpus:
     def _stored_lines(self) -> Iterator[str]:
         if self._spill is None:
             for line in self._raw_lines():
-                yield normalize(line, self.mode)
+                yield self.normalize(line)
             return
         with open(self._spill, encoding="utf-8", newline="") as stream:
             while True:

@@ -32,6 +32,7 @@ from brahmic_pua.model.pieces import (
 )
 from brahmic_pua.model.proto import parse_model
 from brahmic_pua.model.rules import rule_files
+from brahmic_pua.normalize import Normalizer, normalizer
 from brahmic_pua.trainer.alphabet import (
     AlphabetPlan,
     check_coverage,
@@ -108,17 +109,19 @@ def train_model(arg: str | None = None, **kwargs: Any) -> TrainReport:
     warnings = weakened_guarantees(options.spm)
     for warning in warnings:
         print(f"brahmic_pua: {warning}", file=sys.stderr)
-    corpus = Corpus(options.inputs, options.sentence_iterator, options.normalization)
+    n = normalizer(options.normalization)
+    corpus = Corpus(options.inputs, options.sentence_iterator, n)
     try:
         counts = count_corpus(corpus.scan(options.progress), options.policy)
         codec = PUACodec.from_counts(counts.clusters, options.policy, options.scripts)
-        return _train(options, corpus, codec, counts.characters, warnings)
+        return _train(options, n, corpus, codec, counts.characters, warnings)
     finally:
         corpus.close()
 
 
 def _train(
     options: TrainOptions,
+    n: Normalizer,
     corpus: Corpus,
     codec: PUACodec,
     characters: Counter[str],
@@ -153,7 +156,7 @@ def _train(
     limit = int(opts["max_sentence_length"])
     prefix = str(opts.pop("model_prefix"))
     with tempfile.TemporaryDirectory(prefix="brahmic_pua_train_") as work:
-        forward, backward = rule_files(codec, options.normalization)
+        forward, backward = rule_files(codec, n)
         rules = Path(work, "normalize.tsv")
         rules.write_text(forward, encoding="utf-8")
         derules = Path(work, "denormalize.tsv")
@@ -181,9 +184,9 @@ def _train(
             raise ValueError(f"SentencePiece could not train: {_first_line(error)}") from None
         too_long = counter["too_long"]
         model = parse_model(Path(work, "model.model").read_bytes())
-        codec = _drop_codes_without_piece(model, codec, options.normalization, work)
+        codec = _drop_codes_without_piece(model, codec, n, work)
         disabled = _finish(model, codec, prefix)
-        data = embed(model.SerializeToString(), Manifest(codec, options.normalization))
+        data = embed(model.SerializeToString(), Manifest(codec, n.mode, n.folding))
         shown = display_vocabulary([p.piece for p in model.pieces], codec)
         vocab = "".join(f"{s}\t{p.score:g}\n" for s, p in zip(shown, model.pieces, strict=True))
         model_file, vocab_file = f"{prefix}.model", f"{prefix}.vocab"
@@ -197,7 +200,7 @@ def _train(
     return report
 
 
-def _drop_codes_without_piece(model: Any, codec: PUACodec, mode: str, work: str) -> PUACodec:
+def _drop_codes_without_piece(model: Any, codec: PUACodec, n: Normalizer, work: str) -> PUACodec:
     """The codec without clusters spm gave no piece (character_coverage can drop a code we
     planned to keep), with the model's rules recompiled to match; usually nothing to do."""
     usable = {p.piece for p in model.pieces if p.type in (NORMAL, USER_DEFINED)}
@@ -205,7 +208,7 @@ def _drop_codes_without_piece(model: Any, codec: PUACodec, mode: str, work: str)
     if len(kept) == len(codec):
         return codec
     codec = codec.restricted(kept)
-    forward, backward = compile_rules(*rule_files(codec, mode), work)
+    forward, backward = compile_rules(*rule_files(codec, n), work)
     model.normalizer_spec.precompiled_charsmap = forward
     model.denormalizer_spec.precompiled_charsmap = backward
     return codec
