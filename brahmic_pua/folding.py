@@ -194,6 +194,27 @@ class FoldingTable:
         return len(self.rules)
 
 
+def read_table(path: str, mode: str) -> FoldingTable:
+    """A user's folding file: ``pattern<TAB>replacement`` lines (a third column of modes,
+    ``lm`` / ``lm,ocr``, and a fourth of sources, as in the shipped table, are optional);
+    one clear error for a line that is not a rule or a table that is not a normalization."""
+    rules = []
+    with open(path, encoding="utf-8") as stream:
+        for number, line in enumerate(stream, 1):
+            line = line.rstrip("\r\n")
+            if not line.strip() or line.startswith("#"):
+                continue
+            fields = line.split("\t")
+            if len(fields) < 2:
+                raise ValueError(f"{path} line {number}: write pattern<TAB>replacement")
+            if len(fields) < 3 or mode in fields[2].split(","):
+                rules.append((fields[0], fields[1]))
+    try:
+        return FoldingTable(tuple(rules))
+    except ValueError as error:
+        raise ValueError(f"{path}: {error}") from None
+
+
 @cache
 def nepali_table(mode: str) -> FoldingTable:
     """The shipped Nepali table for ``"lm"`` (full) or ``"ocr"`` (minimal); sources inside."""

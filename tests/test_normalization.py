@@ -168,3 +168,33 @@ def test_normalize_command(tmp_path: Path) -> None:
     assert result.stdout_bytes.decode("utf-8") == "संग संग\r\nक्ष\n"
     bad = CliRunner().invoke(main, ["normalize", "--mode", "nepali"])
     assert bad.exit_code == 2 and "nepali-lm" in bad.output
+
+
+def test_a_users_folding_file(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("# deletes text\nab\t\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"bad.tsv: folding rules are not a normalization"):
+        train_model(
+            sentence_iterator=iter(NEPALI[:100]), model_prefix=str(tmp_path / "m"),
+            normalization="nepali-lm", folding_rules=str(bad),
+        )  # fmt: skip
+    with pytest.raises(ValueError, match=r"bad.tsv line 1: write pattern<TAB>replacement"):
+        bad.write_text("सँग संग\n", encoding="utf-8")
+        train_model(
+            sentence_iterator=iter(NEPALI[:100]), model_prefix=str(tmp_path / "m"),
+            normalization="nepali-ocr", folding_rules=str(bad),
+        )  # fmt: skip
+    good = tmp_path / "good.tsv"
+    good.write_text("अँग्रेजी\tअंग्रेजी\nसँग\tसंग\tocr\tmy reason\n", encoding="utf-8")
+    report = train_model(
+        sentence_iterator=iter(NEPALI[:3000]), model_prefix=str(tmp_path / "m"),
+        vocab_size=2000, normalization="nepali-ocr", folding_rules=str(good),
+    )  # fmt: skip
+    ours = spm.SentencePieceProcessor(model_file=report.model_file)
+    theirs = stock.SentencePieceProcessor(model_file=report.model_file)
+    assert ours.manifest is not None and ours.manifest.folding.rules == (
+        ("अँग्रेजी", "अंग्रेजी"), ("सँग", "संग")
+    )  # fmt: skip
+    text = "उहाँ सँगै अँग्रेजी पढ्नुहुन्छ। सङ्ग"
+    assert ours.decode(ours.encode(text)) == "उहाँ संगै अंग्रेजी पढ्नुहुन्छ। सङ्ग"
+    assert theirs.encode(text) == ours.encode(text)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from brahmic_pua.model.proto import model_pb2
-from brahmic_pua.normalize import check_mode
+from brahmic_pua.normalize import MODES, check_mode
 from brahmic_pua.segment import POLICIES
 
 DEFAULTS: dict[str, Any] = {
@@ -25,7 +25,7 @@ DEFAULTS: dict[str, Any] = {
     "split_digits": True,
     "minloglevel": 2,
 }
-OURS = ("policy", "scripts", "normalization", "progress")
+OURS = ("policy", "scripts", "normalization", "folding_rules", "progress")
 MANAGED = ("normalization_rule_name", "normalization_rule_tsv", "denormalization_rule_tsv")
 UNSUPPORTED = ("input_format", "model_writer")
 
@@ -38,6 +38,7 @@ class TrainOptions:
     policy: str = "fixtoken"
     scripts: list[str] | None = None
     normalization: str = "nfc"
+    folding_rules: str | None = None
     progress: bool = False
 
 
@@ -66,7 +67,8 @@ def build_options(arg: str | None, kwargs: Mapping[str, Any], progress: bool) ->
         if name in given:
             raise ValueError(
                 f"{name} is set by brahmic_pua (it compiles the cluster table into the "
-                "normalizer); remove it (brahmic_pua's own option is normalization=nfc|none)"
+                "normalizer); remove it (brahmic_pua's own option is normalization="
+                f"{'|'.join(MODES)})"
             )
     known = _known_spm_options() | set(OURS) | set(UNSUPPORTED)
     unknown = sorted(set(given) - known)
@@ -86,6 +88,8 @@ def build_options(arg: str | None, kwargs: Mapping[str, Any], progress: bool) ->
         scripts = [s for s in scripts.split(",") if s]
     options.scripts = list(scripts) if scripts is not None else None
     options.normalization = check_mode(str(given.pop("normalization", "nfc")))
+    folding = given.pop("folding_rules", None)
+    options.folding_rules = None if folding is None else str(folding)
     options.progress = bool(given.pop("progress", progress))
     options.sentence_iterator = given.pop("sentence_iterator", None)
     given.pop("input_format", None)

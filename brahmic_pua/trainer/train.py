@@ -21,6 +21,7 @@ import sentencepiece as spm
 from brahmic_pua.atomic import check_writable, write_atomic_many
 from brahmic_pua.codec import PUACodec
 from brahmic_pua.codec.counting import count_corpus
+from brahmic_pua.folding import FoldingTable, read_table
 from brahmic_pua.model.compile import compile_rules
 from brahmic_pua.model.manifest import Manifest, embed
 from brahmic_pua.model.pieces import (
@@ -109,7 +110,7 @@ def train_model(arg: str | None = None, **kwargs: Any) -> TrainReport:
     warnings = weakened_guarantees(options.spm)
     for warning in warnings:
         print(f"brahmic_pua: {warning}", file=sys.stderr)
-    n = normalizer(options.normalization)
+    n = normalizer(options.normalization, _folding(options))
     corpus = Corpus(options.inputs, options.sentence_iterator, n)
     try:
         counts = count_corpus(corpus.scan(options.progress), options.policy)
@@ -117,6 +118,13 @@ def train_model(arg: str | None = None, **kwargs: Any) -> TrainReport:
         return _train(options, n, corpus, codec, counts.characters, warnings)
     finally:
         corpus.close()
+
+
+def _folding(options: TrainOptions) -> FoldingTable | None:
+    """A user's folding table, read for the Nepali modes' names (``lm`` / ``ocr``)."""
+    if options.folding_rules is None:
+        return None
+    return read_table(options.folding_rules, options.normalization.removeprefix("nepali-"))
 
 
 def _train(
