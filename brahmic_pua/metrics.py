@@ -1,33 +1,79 @@
-"""The one home of every tokenizer metric (ARCHITECTURE.md's names), for tests, bench and demo.
+"""The one home of every tokenizer metric (ARCHITECTURE.md's names), for eval, tests, bench and
+demo.
 
-Each takes encoded rows of ids and a processor, stock sentencepiece's or brahmic_pua's (anything
-with ``get_piece_size``, ``id_to_piece`` and ``is_byte``), so both are measured the same way.
+Each takes rows of ids from the real encode path and the texts they came from, or a processor,
+stock sentencepiece's or brahmic_pua's (anything with ``get_piece_size``, ``id_to_piece`` and
+``is_byte``…), so both are measured the same way. ``normalized`` texts are N(s): what the
+processor promises to decode back to (for a plain spm model, the text itself).
 """
 
 from __future__ import annotations
 
+import bisect
+import unicodedata
+from collections import Counter
 from collections.abc import Sequence
+from itertools import accumulate
 from typing import Any
 
+import regex
+import sentencepiece
+
 from brahmic_pua.codec.layout import is_private_use
-from brahmic_pua.model.pieces import starts_with_mark
+from brahmic_pua.orthography.classify import script_of_char
+from brahmic_pua.script_ids import SCRIPT_ID_NAMES, SPECIAL, script_ids
+from brahmic_pua.segment import segment
 
 Rows = Sequence[Sequence[int]]
+_MARKS = frozenset({"Mn", "Mc", "Me"})
+_NEWER_MARK = regex.compile(r"\p{M}")
+
+
+def total_tokens(rows: Rows) -> int:
+    return sum(map(len, rows))
 
 
 def fertility(rows: Rows, texts: Sequence[str]) -> float:
-    """Tokens per whitespace-separated word."""
+    """Tokens per whitespace-separated word: how much longer a sequence gets than its words."""
     words = sum(len(text.split()) for text in texts)
-    return sum(map(len, rows)) / max(words, 1)
+    return total_tokens(rows) / max(words, 1)
+
+
+def tokens_per_char(rows: Rows, normalized: Sequence[str]) -> float:
+    """Tokens per character of N(s): independent of how a script spaces its words."""
+    return total_tokens(rows) / max(sum(map(len, normalized)), 1)
+
+
+def bytes_per_token(rows: Rows, normalized: Sequence[str]) -> float:
+    """UTF-8 bytes of N(s) per token: the compression a model's context window sees."""
+    size = sum(len(text.encode("utf-8")) for text in normalized)
+    return size / max(total_tokens(rows), 1)
+
+
+def nsl(rows: Rows, baseline_rows: Rows) -> float:
+    """Normalized sequence length (Dagan et al. 2024): total tokens ÷ a baseline tokenizer's
+    total tokens on the same texts; below 1 means shorter sequences than the baseline."""
+    return total_tokens(rows) / max(total_tokens(baseline_rows), 1)
 
 
 def orphan_mark_ids(processor: Any) -> frozenset[int]:
-    """Ids whose piece, after a leading ▁, starts with a combining mark (byte pieces aside)."""
-    return frozenset(
-        i
-        for i in range(processor.get_piece_size())
-        if not processor.is_byte(i) and starts_with_mark(processor.id_to_piece(i))
-    )
+    """Ids whose piece, after a leading ▁, starts with a combining mark (General_Category Mn,
+    Mc or Me; byte pieces aside). Decided from Unicode's categories, not by brahmic_pua's own
+    predicate, so that the metric audits the library instead of repeating it."""
+    bad = set()
+    for i in range(processor.get_piece_size()):
+        body = processor.id_to_piece(i).lstrip("\u2581")
+        if body and not processor.is_byte(i) and _is_mark(body[0]):
+            bad.add(i)
+    return frozenset(bad)
+
+
+def _is_mark(ch: str) -> bool:
+    """General_Category Mn, Mc or Me. Python 3.11's ``unicodedata`` knows Unicode 14 only: a
+    character it calls unassigned is looked up in ``regex``'s newer tables (Kannada U+0CF3,
+    the Kawi and Tulu-Tigalari marks came in Unicode 15 and 16)."""
+    category = unicodedata.category(ch)
+    return category in _MARKS or (category == "Cn" and bool(_NEWER_MARK.match(ch)))
 
 
 def orphan_marks_per_1000(rows: Rows, processor: Any) -> float:
@@ -41,6 +87,12 @@ def byte_fallback_per_1000(rows: Rows, processor: Any) -> float:
     size = processor.get_piece_size()
     byte = frozenset(i for i in range(size) if processor.is_byte(i))
     return _per_1000(sum(1 for row in rows for i in row if i in byte), rows)
+
+
+def unk_rate(rows: Rows, processor: Any) -> float:
+    """Unknown tokens ÷ tokens: text the model cannot give back (no byte fallback)."""
+    unknown = {i for i in range(processor.get_piece_size()) if processor.is_unknown(i)}
+    return sum(1 for row in rows for i in row if i in unknown) / max(total_tokens(rows), 1)
 
 
 def private_code_byte_runs(rows: Rows, processor: Any) -> tuple[int, int]:
@@ -65,5 +117,62 @@ def round_trip_rate(texts: Sequence[str], decoded: Sequence[str]) -> float:
     return sum(a == b for a, b in zip(texts, decoded, strict=True)) / max(len(texts), 1)
 
 
+def token_starts(processor: Any, normalized: Sequence[str]) -> list[list[int]]:
+    """For each text, the character offsets at which a token's text begins, from spm's own
+    alignment of pieces to the input (stock sentencepiece on the same model).
+
+    The bytes of one character are grouped: spm gives the character's span to its last byte
+    piece and empty spans to the others. A character its normalizer expands (NFKC: क़ → क ़)
+    stays one unit, as spm aligns it. ``normalized`` must be N(s): spm segments it as given.
+    The tokens are checked to be the processor's own, so the spans describe its encode path.
+    """
+    texts = list(normalized)
+    model = sentencepiece.SentencePieceProcessor(model_proto=processor.serialized_model_proto())
+    starts = []
+    for n, (text, row, encoded) in enumerate(
+        zip(texts, processor.encode(texts), model.encode(texts, out_type="proto"), strict=True)
+    ):
+        if [p.id for p in encoded.pieces] != list(row):
+            raise ValueError(f"text {n}: stock sentencepiece and the processor tokenize apart")
+        offsets = [0, *accumulate(len(ch.encode("utf-8")) for ch in text)]
+        char_at = {byte: i for i, byte in enumerate(offsets)}
+        starts.append([char_at[p.begin] for p in encoded.pieces if p.begin < p.end])
+    return starts
+
+
+def split_clusters(text: str, starts: Sequence[int]) -> tuple[int, int]:
+    """(split, counted): fixtoken clusters of ``text`` with 2+ characters and a Brahmic one,
+    and how many of them have a token start strictly inside (``starts`` sorted)."""
+    split = counted = position = 0
+    for cluster in segment(text, "fixtoken"):
+        end = position + len(cluster)
+        if len(cluster) > 1 and any(script_of_char(ch) for ch in cluster):
+            counted += 1
+            after = bisect.bisect_right(starts, position)
+            split += after < len(starts) and starts[after] < end
+        position = end
+    return split, counted
+
+
+def cluster_split_rate(processor: Any, normalized: Sequence[str]) -> float:
+    """Share of Brahmic clusters of N(s) whose characters land in more than one token: each
+    such token renders a broken cluster. A cluster spelled in byte pieces character by
+    character counts as split too (it is, for the model that reads the tokens)."""
+    split = counted = 0
+    for text, starts in zip(normalized, token_starts(processor, normalized), strict=True):
+        s, c = split_clusters(text, starts)
+        split += s
+        counted += c
+    return split / max(counted, 1)
+
+
+def vocabulary_share(processor: Any) -> dict[str, float]:
+    """Share of the usable vocabulary (control, unknown and unused pieces aside) per script id
+    name, in id order: how the vocabulary budget is spent (seed 000's dev_budget_share)."""
+    counts = Counter(s for s in script_ids(processor) if s != SPECIAL)
+    usable = max(sum(counts.values()), 1)
+    return {SCRIPT_ID_NAMES[s]: counts[s] / usable for s in sorted(counts)}
+
+
 def _per_1000(count: int, rows: Rows) -> float:
-    return 1000 * count / max(sum(map(len, rows)), 1)
+    return 1000 * count / max(total_tokens(rows), 1)

@@ -26,6 +26,7 @@ from brahmic_pua.model.manifest import Manifest, ModelFileError, extract
 from brahmic_pua.model.pieces import display, display_vocabulary, model_text
 from brahmic_pua.model.proto import model_type, parse_model
 from brahmic_pua.normalize import normalize
+from brahmic_pua.script_ids import script_ids as _script_ids
 from brahmic_pua.segment.pieces import check_no_surrogates
 
 OutType = type | str | None
@@ -574,6 +575,11 @@ class SentencePieceProcessor:
     def is_byte(self, id: Any) -> Any:
         return self._checked(self._processor().is_byte, id)
 
+    def script_ids(self) -> list[int]:
+        """One script id per piece id, aligned with the vocabulary (a per-token script feature,
+        seed 000's ``script(t)``); :data:`brahmic_pua.script_ids.SCRIPT_ID_NAMES` names them."""
+        return _script_ids(self)
+
     def unk_id(self) -> int:
         return int(self._processor().unk_id())
 
@@ -600,3 +606,4 @@ class SentencePieceProcessor:
     IsControl = is_control
     IsUnused = is_unused
     IsByte = is_byte
+    ScriptIds = script_ids
