@@ -34,6 +34,8 @@ from brahmic_pua.atomic import atomic_output
 from brahmic_pua.normalize import MODES, normalizer
 from brahmic_pua.trainer import train_model
 
+from .eval_command import eval_command, vocab_command
+
 POLICY = click.Choice(POLICIES)
 INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a Ctrl-C
 PIPE_CLOSED = 141  # 128 + SIGPIPE, as `cat big | head` reports it
@@ -177,7 +179,7 @@ def segment_command(
 @INPUT
 @OUTPUT
 def normalize_command(mode: str, input_: BinaryIO, output: str | None) -> None:
-    """Apply N to each line (e.g. --mode nepali-lm before training another tool)."""
+    """Apply N to each line, e.g. before training another tool."""
     _run(input_, output, normalizer(mode))
 
 
@@ -418,6 +420,10 @@ def demo_command(vocab_size: int, model_type: str) -> None:
 def scripts_command() -> None:
     """List the Brahmic scripts the tables cover."""
     click.echo("\n".join(SCRIPT_NAMES))
+
+
+main.add_command(eval_command)
+main.add_command(vocab_command)
 
 
 if __name__ == "__main__":
