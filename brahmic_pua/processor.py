@@ -25,7 +25,7 @@ from brahmic_pua.entropy import segmentation_entropy
 from brahmic_pua.model.manifest import Manifest, ModelFileError, extract
 from brahmic_pua.model.pieces import display, display_vocabulary, model_text
 from brahmic_pua.model.proto import model_type, parse_model
-from brahmic_pua.normalize import normalize
+from brahmic_pua.normalize import check_mode
 from brahmic_pua.script_ids import script_ids as _script_ids
 from brahmic_pua.segment.pieces import check_no_surrogates
 
@@ -34,7 +34,7 @@ OutType = type | str | None
 #: The constructor's keywords, as in sentencepiece 0.2.3.
 OPTIONS = (
     "model_file", "model_proto", "out_type", "add_bos", "add_eos", "reverse", "emit_unk_piece",
-    "enable_sampling", "nbest_size", "alpha", "num_threads", "return_type",
+    "enable_sampling", "nbest_size", "alpha", "num_threads", "return_type", "normalization",
 )  # fmt: skip
 
 #: What a brahmic model can return: proto and offset outputs would carry Private Use codes.
@@ -148,6 +148,7 @@ class SentencePieceProcessor:
         alpha: float = 0.1,
         num_threads: int = -1,
         return_type: OutType = None,
+        normalization: str | None = None,
         **unknown: Any,
     ) -> None:
         if unknown:
@@ -163,6 +164,8 @@ class SentencePieceProcessor:
         }  # fmt: skip
         stock.SentencePieceProcessor(**self._options)  # stock's own checks of out_type
         self._out = _resolve(return_type, out_type, int)
+        #: brahmic_pua's one keyword of its own: the N the caller expects the model to apply.
+        self._normalization = None if normalization is None else check_mode(normalization)
         self._sp: Any = None
         self._shown: _Shown | None = None
         self.manifest: Manifest | None = None
@@ -216,6 +219,13 @@ class SentencePieceProcessor:
     def _install(self, data: bytes, source: str) -> bool:
         """Build everything, then swap it in: a failed load changes nothing."""
         manifest = extract(data, source)
+        expected = self._normalization
+        trained = manifest.normalization if manifest is not None else "none"
+        if expected is not None and expected != trained:
+            raise ModelFileError(
+                f"{source} was trained with normalization={trained}, not {expected}: its ids "
+                f"stand for {trained} text; load it without normalization= or retrain"
+            )
         processor = stock.SentencePieceProcessor(**self._options)
         try:
             processor.LoadFromSerializedProto(data)
@@ -235,10 +245,17 @@ class SentencePieceProcessor:
     def __getstate__(self) -> dict[str, Any]:
         """The options and the serialized model, as stock pickles: about the .model's size."""
         model = self.serialized_model_proto() if self._sp is not None else None
-        return {"options": self._options, "model_proto": model}
+        return {
+            "options": self._options,
+            "model_proto": model,
+            "normalization": self._normalization,
+        }
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        SentencePieceProcessor.__init__(self, model_proto=state["model_proto"], **state["options"])
+        SentencePieceProcessor.__init__(
+            self, model_proto=state["model_proto"], normalization=state.get("normalization"),
+            **state["options"],
+        )  # fmt: skip
 
     @property
     def is_brahmic(self) -> bool:
@@ -273,7 +290,7 @@ class SentencePieceProcessor:
         if not isinstance(text, str):
             raise TypeError("Input must be str or bytes")
         assert self.manifest is not None
-        return normalize(text, self.manifest.normalization)
+        return self.manifest.normalizer(text)
 
     def normalize(self, input: Any, with_offsets: bool | None = None) -> Any:
         """As stock: the text spm segments, spaces as ▁. On a brahmic model, after N and shown
