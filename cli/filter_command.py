@@ -1,0 +1,110 @@
+"""``brahmic-pua filter``: disable vocabulary pieces of an existing model by named filters."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import click
+
+from brahmic_pua.atomic import check_writable, write_atomic_many
+from brahmic_pua.filters import FILTERS, apply_filters, check_filters
+from brahmic_pua.model.manifest import extract
+from brahmic_pua.model.pieces import display_vocabulary
+from brahmic_pua.model.proto import parse_model
+from brahmic_pua.seeds import load_seeds
+
+FILE = click.Path(exists=True, dir_okay=False)
+
+
+def _corpus(paths: tuple[str, ...]) -> Iterator[str]:
+    """Lines of UTF-8 files, line endings dropped; a bad byte is one error naming its line."""
+    for path in paths:
+        with open(path, "rb") as stream:
+            for number, raw in enumerate(stream, 1):
+                try:
+                    yield raw.decode("utf-8").rstrip("\r\n")
+                except UnicodeDecodeError as error:
+                    raise click.ClickException(
+                        f"corpus {path} is not UTF-8 at line {number} ({error.reason})"
+                    ) from None
+
+
+def vocab_text(data: bytes) -> bytes:
+    """The ``.vocab`` of a model: ``piece<TAB>score`` lines, pieces shown as text."""
+    model = parse_model(data)
+    manifest = extract(data, "model")
+    pieces = [p.piece for p in model.pieces]
+    shown = display_vocabulary(pieces, manifest.codec) if manifest else pieces
+    lines = (f"{s}\t{p.score:g}\n" for s, p in zip(shown, model.pieces, strict=True))
+    return "".join(lines).encode("utf-8")
+
+
+def vocab_path(output: str) -> str:
+    """``out.model`` → ``out.vocab``; any other name gets ``.vocab`` appended."""
+    return output.removesuffix(".model") + ".vocab"
+
+
+@click.command("filter")
+@click.option("--model", "model_path", required=True, type=FILE, help="A .model file.")
+@click.option(
+    "--output",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="The filtered .model to write (its .vocab is written beside it).",
+)
+@click.option(
+    "--filters",
+    "names",
+    required=True,
+    help=f"Comma-separated, applied in order: {','.join(FILTERS)}.",
+)
+@click.option("--seeds_strict", type=FILE, help="Seed file: V_strict, one seed per line.")
+@click.option("--seeds_ambiguous", type=FILE, help="Seed file: V_ambiguous, one seed per line.")
+@click.option("--nepali-seeds", "nepali", is_flag=True, help="Add the shipped Nepali seeds.")
+@click.option(
+    "--corpus",
+    multiple=True,
+    type=FILE,
+    help="Corpus for the theta filter's counts, usually the training text (repeatable).",
+)
+@click.option("--theta", type=float, default=100.0, show_default=True, help="θ as a count.")
+@click.option(
+    "--theta_per_million",
+    type=float,
+    default=None,
+    help="θ per million corpus words instead of a count.",
+)
+def filter_command(
+    model_path: str, output: str, names: str, seeds_strict: str | None,
+    seeds_ambiguous: str | None, nepali: bool, corpus: tuple[str, ...], theta: float,
+    theta_per_million: float | None,
+) -> None:  # fmt: skip
+    """Disable pieces by filter (UNUSED: ids stay); print how many each filter disabled."""
+    try:
+        chosen = check_filters(names.split(","))
+        if not chosen:
+            raise ValueError(f"--filters names no filter: choose from {', '.join(FILTERS)}")
+        seeds = None
+        if seeds_strict or seeds_ambiguous or nepali:
+            seeds = load_seeds(seeds_strict, seeds_ambiguous, nepali)
+        elif "theta" in chosen or "seed-absorb" in chosen:
+            raise ValueError(
+                "the theta and seed-absorb filters need seeds: give --seeds_strict, "
+                "--seeds_ambiguous or --nepali-seeds"
+            )
+        if "theta" in chosen and not corpus:
+            raise ValueError("the theta filter counts continuations in a corpus: give --corpus")
+        for path in (output, vocab_path(output)):
+            check_writable(path)
+        data = Path(model_path).read_bytes()
+        filtered, report = apply_filters(
+            data, chosen, seeds=seeds, corpus=_corpus(corpus) if corpus else None,
+            theta=theta, theta_per_million=theta_per_million, source=model_path,
+        )  # fmt: skip
+        write_atomic_many({output: filtered, vocab_path(output): vocab_text(filtered)})
+    except (ValueError, OSError) as error:
+        message = " ".join(str(error).split()) or type(error).__name__
+        raise click.ClickException(message) from None
+    for line in report.lines():
+        click.echo(line)
