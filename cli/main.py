@@ -35,6 +35,7 @@ from brahmic_pua.normalize import MODES, normalizer
 from brahmic_pua.trainer import train_model
 
 from .eval_command import eval_command, vocab_command
+from .filter_command import filter_command
 
 POLICY = click.Choice(POLICIES)
 INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a Ctrl-C
@@ -423,6 +424,7 @@ def scripts_command() -> None:
 
 
 main.add_command(eval_command)
+main.add_command(filter_command)
 main.add_command(vocab_command)
 
 

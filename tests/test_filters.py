@@ -12,7 +12,7 @@ from __future__ import annotations
 import io
 import unicodedata
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import cache
 from itertools import islice
 from pathlib import Path
@@ -435,3 +435,55 @@ def test_cli_errors(
     assert result.exit_code == 1
     assert message in result.output and len(result.output.strip().splitlines()) == 1
     assert not out.exists()
+
+
+# -- wired into the trainer ---------------------------------------------------------------------
+
+
+def test_the_trainer_applies_the_nepbpe_layer(
+    corpus: tuple[list[str], list[str], list[str]], tmp_path: Path
+) -> None:
+    """``normalization="nepali-lm", nepali_seeds=True, filters="all"``: every filter reported,
+    a second pass finds nothing left, stock spm still agrees and the round trip holds."""
+    ne, _, held = corpus
+    report = train_model(
+        sentence_iterator=iter(ne), model_prefix=str(tmp_path / "ne"), vocab_size=VOCAB,
+        normalization="nepali-lm", nepali_seeds=True, filters="all",
+    )  # fmt: skip
+    assert report.filters is not None
+    assert [r.name for r in report.filters.results] == list(FILTERS)
+    assert (
+        sum(r.name in ("punct-join", "seed-absorb") and bool(r.ids) for r in report.filters.results)
+        == 2
+    )
+    assert "seed-absorb: " in report.summary()
+    data = Path(report.model_file).read_bytes()
+    again, second = apply_filters(data, FILTERS, seeds=SEEDS, corpus=ne, source="trained")
+    assert second.disabled == 0 and again == data
+    sp = SentencePieceProcessor(model_file=report.model_file)
+    theirs = stock.SentencePieceProcessor(model_file=report.model_file)
+    assert sp.encode(held) == theirs.encode(held)
+    assert sp.decode(sp.encode(held)) == [sp.manifest.normalizer(s) for s in held]  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"filters": "nope"}, "unknown filter"),
+        ({"filters": ["theta"]}, "need seeds"),
+        ({"filters": "all", "nepali_seeds": True, "theta": "x"}, "theta='x' is not a number"),
+        ({"seeds_strict": "/nonexistent/seeds.txt"}, "nonexistent"),
+    ],
+)
+def test_nepbpe_options_fail_before_reading(
+    tmp_path: Path, options: dict[str, object], message: str
+) -> None:
+    read: list[int] = []
+
+    def lines() -> Iterator[str]:
+        read.append(1)
+        yield "नेपाल"
+
+    with pytest.raises(ValueError, match=message):
+        train_model(sentence_iterator=lines(), model_prefix=str(tmp_path / "m"), **options)  # type: ignore[arg-type]
+    assert not read

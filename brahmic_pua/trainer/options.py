@@ -15,8 +15,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from brahmic_pua.filters import DEFAULT_THETA, FILTERS, check_filters
 from brahmic_pua.model.proto import model_pb2
 from brahmic_pua.normalize import MODES, check_mode
+from brahmic_pua.seeds import Seeds, load_seeds
 from brahmic_pua.segment import POLICIES
 
 DEFAULTS: dict[str, Any] = {
@@ -25,7 +27,10 @@ DEFAULTS: dict[str, Any] = {
     "split_digits": True,
     "minloglevel": 2,
 }
-OURS = ("policy", "scripts", "normalization", "folding_rules", "progress")
+OURS = (
+    "policy", "scripts", "normalization", "folding_rules", "progress", "filters", "seeds_strict",
+    "seeds_ambiguous", "nepali_seeds", "theta", "theta_per_million",
+)  # fmt: skip
 MANAGED = ("normalization_rule_name", "normalization_rule_tsv", "denormalization_rule_tsv")
 UNSUPPORTED = ("input_format", "model_writer")
 
@@ -40,6 +45,10 @@ class TrainOptions:
     normalization: str = "nfc"
     folding_rules: str | None = None
     progress: bool = False
+    filters: tuple[str, ...] = ()
+    seeds: Seeds | None = None
+    theta: float = DEFAULT_THETA
+    theta_per_million: float | None = None
 
 
 def parse_flag_string(arg: str) -> dict[str, str]:
@@ -91,6 +100,7 @@ def build_options(arg: str | None, kwargs: Mapping[str, Any], progress: bool) ->
     folding = given.pop("folding_rules", None)
     options.folding_rules = None if folding is None else str(folding)
     options.progress = bool(given.pop("progress", progress))
+    _nepbpe_options(options, given)
     options.sentence_iterator = given.pop("sentence_iterator", None)
     given.pop("input_format", None)
     source = given.pop("input", None)
@@ -192,3 +202,37 @@ def spm_bool(value: Any) -> bool:
 
 
 __all__ = ["TrainOptions", "build_options", "parse_flag_string", "spm_bool"]
+
+
+def _nepbpe_options(options: TrainOptions, given: dict[str, Any]) -> None:
+    """The NepBPE layer's options (seed 000): post-training filters, seed morphemes, θ; all
+    checked here, before any corpus is read."""
+    names = given.pop("filters", ())
+    if isinstance(names, str):
+        names = [n.strip() for n in names.split(",") if n.strip()]
+    names = list(FILTERS) if list(names) == ["all"] else list(names)
+    options.filters = check_filters(names)
+    strict, ambiguous = given.pop("seeds_strict", None), given.pop("seeds_ambiguous", None)
+    nepali = spm_bool(given.pop("nepali_seeds", False))
+    if strict is not None or ambiguous is not None or nepali:
+        options.seeds = load_seeds(strict, ambiguous, nepali=nepali)
+    options.theta = _number("theta", given.pop("theta", DEFAULT_THETA))
+    per_million = given.pop("theta_per_million", None)
+    options.theta_per_million = (
+        None if per_million is None else _number("theta_per_million", per_million)
+    )
+    if {"theta", "seed-absorb"} & set(options.filters) and options.seeds is None:
+        raise ValueError(
+            "the theta and seed-absorb filters need seeds: give seeds_strict=, seeds_ambiguous= "
+            "or nepali_seeds=true"
+        )
+
+
+def _number(name: str, value: Any) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}={value!r} is not a number") from None
+    if number < 0:
+        raise ValueError(f"{name}={value!r} must be 0 or more")
+    return number

@@ -21,6 +21,7 @@ import sentencepiece as spm
 from brahmic_pua.atomic import check_writable, write_atomic_many
 from brahmic_pua.codec import PUACodec
 from brahmic_pua.codec.counting import count_corpus
+from brahmic_pua.filters import FilterReport, filter_model
 from brahmic_pua.folding import FoldingTable, read_table
 from brahmic_pua.model.compile import compile_rules
 from brahmic_pua.model.manifest import Manifest, embed
@@ -61,6 +62,7 @@ class TrainReport:
     lines_with_block: int
     disabled_pieces: int
     warnings: tuple[str, ...] = ()
+    filters: FilterReport | None = None
 
     def summary(self) -> str:
         a = self.alphabet
@@ -80,6 +82,8 @@ class TrainReport:
                 f"{self.lines_with_block:,} lines contain U+2585, which spm drops: they were "
                 "trained with it escaped (encoding is unaffected)"
             )
+        if self.filters is not None:
+            parts += self.filters.lines()
         return "; ".join(parts)
 
 
@@ -194,6 +198,13 @@ def _train(
         model = parse_model(Path(work, "model.model").read_bytes())
         codec = _drop_codes_without_piece(model, codec, n, work)
         disabled = _finish(model, codec, prefix)
+        filtered = None
+        if options.filters:
+            filtered = filter_model(
+                model, options.filters, codec=codec, normalizer=n, seeds=options.seeds,
+                corpus=corpus.lines(sample), theta=options.theta,
+                theta_per_million=options.theta_per_million,
+            )  # fmt: skip
         data = embed(model.SerializeToString(), Manifest(codec, n.mode, n.folding))
         shown = display_vocabulary([p.piece for p in model.pieces], codec)
         vocab = "".join(f"{s}\t{p.score:g}\n" for s, p in zip(shown, model.pieces, strict=True))
@@ -201,7 +212,7 @@ def _train(
         write_atomic_many({model_file: data, vocab_file: vocab.encode("utf-8")})
     report = TrainReport(
         model_file, vocab_file, stats.lines, len(codec), alphabet, limit, too_long,
-        stats.lines_with_block, disabled, tuple(warnings),
+        stats.lines_with_block, disabled, tuple(warnings), filtered,
     )  # fmt: skip
     if options.progress or int(opts.get("minloglevel", 2)) < 2:
         print(report.summary(), file=sys.stderr)
