@@ -16,3 +16,17 @@ def test_spm_workflow_example() -> None:
     )  # fmt: skip
     assert "stock sentencepiece agrees: " in done.stdout
     assert "క్" in done.stdout.splitlines()[0]
+
+
+def test_nepali_example_quick() -> None:
+    """examples/nepali/run.py --quick: three tokenizers, every metric, each filter's cost."""
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLES / "nepali" / "run.py"), "--quick"],
+        capture_output=True, text=True, check=True, timeout=600,
+    )  # fmt: skip
+    out = done.stdout
+    assert "plain spm  brahmic_pua  + NepBPE layer" in out
+    orphans = next(line for line in out.splitlines() if line.startswith("orphan-mark tokens"))
+    assert orphans.split()[-2:] == ["0.0000", "0.0000"] and float(orphans.split()[-3]) > 10
+    assert "| seed-absorb |" in out and "seed-absorb: " in out
+    assert "काठमाडौं" in out.splitlines()[-1]
