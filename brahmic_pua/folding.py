@@ -47,7 +47,9 @@ class Violation:
 
 
 def fold(text: str, rules: Mapping[str, str], longest: int | None = None) -> str:
-    """One longest-match pass, as spm's normalizer does it."""
+    """One longest-match pass, as spm's normalizer does it: at each position the longest
+    matching source is replaced; where none matches, one character passes unchanged. (The
+    model's compiled rules are computed with it too.)"""
     if not rules:
         return text
     size = longest if longest is not None else max(map(len, rules))

@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 from strategies import texts
 
 import brahmic_pua as spm
-from brahmic_pua.model.rules import apply_rules, normalizer_rules, rule_pairs
+from brahmic_pua.folding import fold
+from brahmic_pua.model.rules import normalizer_rules, rule_pairs
 from brahmic_pua.normalize import normalizer
 from brahmic_pua.orthography.classify import script_of_char
 from brahmic_pua.segment import segment
@@ -192,7 +193,7 @@ def test_known_spellings() -> None:
 
 
 def test_rule_simulation_matches_sentencepiece(models: dict[str, Path]) -> None:
-    """apply_rules (used to compute every added rule's target) does what spm's normalizer does."""
+    """fold (used to compute every added rule's target) does what spm's normalizer does."""
     ours, theirs = _both(models, "mixed")
     assert ours.codec is not None
     rules = dict(normalizer_rules(ours.codec, normalizer("nfc")))
@@ -200,7 +201,7 @@ def test_rule_simulation_matches_sentencepiece(models: dict[str, Path]) -> None:
     lines = read("ne.train.txt").splitlines()[:300] + read("te.train.txt").splitlines()[:300]
     for line in [*lines, *(unicodedata.normalize("NFD", s) for s in lines)]:
         expected = theirs.normalize(line)
-        assert "\u2581" + apply_rules(rules, line, longest).replace(" ", "\u2581") == expected
+        assert "\u2581" + fold(line, rules, longest).replace(" ", "\u2581") == expected
 
 
 def test_none_mode_adds_no_rules(models: dict[str, Path]) -> None:

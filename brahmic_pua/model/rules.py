@@ -19,7 +19,7 @@ from functools import cache
 
 from brahmic_pua.codec import PUACodec, cluster_script
 from brahmic_pua.codec.layout import ESCAPE, ESCAPED_LITERALS, RESERVED
-from brahmic_pua.folding import ZWJ
+from brahmic_pua.folding import ZWJ, fold
 from brahmic_pua.normalize import Normalizer
 from brahmic_pua.orthography.classify import indic_category, script_characters
 from brahmic_pua.segment import segment
@@ -37,24 +37,6 @@ def rule_pairs(codec: PUACodec) -> list[tuple[str, str]]:
     taken = [code for code, _ in codec.code_pairs()] + sorted(RESERVED)
     pairs += [(code, ESCAPE + code) for code in taken]
     return pairs
-
-
-def apply_rules(rules: Mapping[str, str], text: str, longest: int) -> str:
-    """What spm's normalizer does with ``rules``: at each position the longest matching source
-    is replaced; where none matches, one character passes unchanged."""
-    out: list[str] = []
-    i = 0
-    while i < len(text):
-        for k in range(min(longest, len(text) - i), 0, -1):
-            target = rules.get(text[i : i + k])
-            if target is not None:
-                out.append(target)
-                i += k
-                break
-        else:
-            out.append(text[i])
-            i += 1
-    return "".join(out)
 
 
 def normalizer_rules(codec: PUACodec, n: Normalizer) -> list[tuple[str, str]]:
@@ -81,7 +63,7 @@ def normalizer_rules(codec: PUACodec, n: Normalizer) -> list[tuple[str, str]]:
     for text in wanted:
         for spelled in spellings(text):
             if spelled not in rules and spelled not in extra and n(spelled) != spelled:
-                extra[spelled] = apply_rules(rules, n(spelled), longest)
+                extra[spelled] = fold(n(spelled), rules, longest)
     kept = [
         (s, t) for s, t in extra.items() if _shared_prefixes(s, rules, extra) < MAX_SHARED_PREFIXES
     ]
