@@ -52,9 +52,12 @@ def normalizer_rules(codec: PUACodec, n: Normalizer) -> list[tuple[str, str]]:
     # N's output; its spelling is rewritten like any other.
     rules = {s: t for s, t in base if n(s) == s}
     longest = max(map(len, rules))
-    wanted = [*rules, *sorted({_nfc(ch) for ch in decomposing_characters()})]
+    characters = sorted({_nfc(ch) for ch in decomposing_characters()})
+    wanted = [*rules, *characters]
     wanted += [_nfc(source) for source, _ in base if n(source) != source]
-    wanted += _followed_by_marks([cluster for cluster in rules if not alone(cluster)])
+    # Precomposed Brahmic letters (ऴ) take following marks as clusters do.
+    brahmic = [text for text in characters if cluster_script(text) is not None]
+    wanted += _followed_by_marks([cluster for cluster in rules if not alone(cluster)] + brahmic)
     folded = _folding_sources(n, codec)
     wanted += folded
     if n.strips_zwj:
@@ -89,6 +92,9 @@ def _with_zwj(text: str) -> list[str]:
 
 #: How many marks after a cluster are followed: Kannada ೋ typed as ೆ ೂ ೕ takes three.
 MARKS_AFTER = 3
+#: How many spellings of cluster + marks texts get rules at most, nearest first: Tibetan's
+#: stacked vowel signs alone would give 400,000; every other script needs a few hundred.
+MAX_FOLLOWED = 10_000
 
 
 def _followed_by_marks(clusters: list[str]) -> list[str]:
@@ -97,6 +103,7 @@ def _followed_by_marks(clusters: list[str]) -> list[str]:
     need rules even when the result is not a cluster of the table."""
     found: dict[str, None] = {}
     frontier = clusters
+    budget = MAX_FOLLOWED
     for _ in range(MARKS_AFTER):
         step = {
             _nfc(text + mark): None
@@ -104,8 +111,14 @@ def _followed_by_marks(clusters: list[str]) -> list[str]:
             for mark in _reordering_marks(cluster_script(text))
             if _interacts(text, mark)
         }
-        frontier = [text for text in step if text not in found]
-        found.update(step)
+        # Cheapest first, so that one script's many stacked marks cannot starve the others.
+        frontier = sorted((t for t in step if t not in found), key=lambda t: len(spellings(t)))
+        for text in frontier:
+            budget -= len(spellings(text))
+            if budget < 0:
+                break
+            found[text] = None
+        frontier = [text for text in frontier if text in found]
     return list(found)
 
 
