@@ -10,6 +10,7 @@ processor promises to decode back to (for a plain spm model, the text itself).
 from __future__ import annotations
 
 import bisect
+import math
 import unicodedata
 from collections import Counter
 from collections.abc import Sequence
@@ -176,3 +177,20 @@ def vocabulary_share(processor: Any) -> dict[str, float]:
 
 def _per_1000(count: int, rows: Rows) -> float:
     return 1000 * count / max(total_tokens(rows), 1)
+
+
+def per_token_perplexity(total_nll_nats: float, tokens: int) -> float:
+    """exp(mean NLL per token). Not comparable across tokenizers (Mielke et al. 2019): a
+    tokenizer that cuts the same text into fewer tokens has more surprise per token."""
+    return math.exp(total_nll_nats / max(tokens, 1))
+
+
+def bits_per_byte(total_nll_nats: float, text_bytes: int) -> float:
+    """Total NLL in bits ÷ UTF-8 bytes of the original text: the same denominator for every
+    tokenizer, so language models over different tokenizations compare."""
+    return total_nll_nats / math.log(2) / max(text_bytes, 1)
+
+
+def bits_per_char(total_nll_nats: float, characters: int) -> float:
+    """Total NLL in bits ÷ code points of the original text (BPC, seed 000's E4)."""
+    return total_nll_nats / math.log(2) / max(characters, 1)

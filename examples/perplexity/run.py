@@ -1,0 +1,383 @@
+"""The perplexity experiment of "Type-Driven Tokenization for Brahmic Scripts", measured honestly.
+
+    python examples/perplexity/run.py --preset smoke           # < 20 s, the test runs this
+    python examples/perplexity/run.py --preset cpu             # 4 arms × 3 seeds, ≤ 30 min
+    python examples/perplexity/run.py --preset paper --device cuda
+
+Four tokenizers at one vocabulary size (plain spm Unigram and BPE with lossless options,
+brahmic_pua Unigram and BPE), one small GPT per tokenizer and seed, all scored on the same NFC
+held-out text: per-token perplexity as the paper reports it, and bits per byte, which the
+conclusion rests on (per-token perplexity is not comparable across tokenizers).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import platform
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import sentencepiece
+import torch
+from data import ARMS, TRAIN, Arm, heldout_lines, read_lines, text_size, train_arms
+from gpt import GPT, GPTConfig, TrainConfig, parameter_count, score, tokens_per_second, train
+from report import UNDERTRAINED, markdown
+from stats import mean_ci, paired_difference
+
+import brahmic_pua
+from brahmic_pua import metrics
+
+
+@dataclass(frozen=True)
+class Preset:
+    vocab_size: int
+    layers: int
+    heads: int
+    width: int
+    context: int
+    dropout: float
+    batch: int
+    lr: float
+    min_lr: float
+    warmup: int
+    steps: int  # for cpu: the most steps; calibration may choose fewer to fit the budget
+    seeds: int
+    train_lines: int | None  # None: the whole of te.train.txt
+    heldout_lines: int
+    budget_minutes: float | None
+    calibrate: bool
+
+
+PRESETS = {
+    "smoke": Preset(1000, 1, 2, 32, 32, 0.0, 8, 3e-3, 3e-4, 2, 12, 1, 800, 40, None, False),
+    "cpu": Preset(8000, 2, 4, 128, 128, 0.1, 16, 2e-3, 2e-4, 50, 3000, 3, None, 1000, 30, True),
+    "paper": Preset(
+        8000, 6, 6, 384, 256, 0.2, 64, 1e-3, 1e-4, 100, 5000, 3, None, 3000, None, False
+    ),
+}  # fmt: skip
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    p.add_argument(
+        "--preset",
+        choices=sorted(PRESETS),
+        default="smoke",
+        help="sizes: smoke (tiny model, a few steps, 800 lines, vocab 1000, 1 seed; "
+        "< 20 s), cpu (1.4M-parameter model, vocab 8000, 3 seeds, steps sized "
+        "by calibration to fit --budget-minutes, default 30), paper (the nanoGPT "
+        "prototype: 6 layers, 6 heads, width 384, dropout 0.2, context 256, "
+        "batch 64, lr 1e-3 cosine to 1e-4, 5,000 steps; for a GPU)",
+    )
+    p.add_argument(
+        "--regime",
+        choices=["tokens", "bytes"],
+        default="tokens",
+        help="tokens: equal steps × batch × context for every arm (the paper's "
+        "implicit setting); bytes: every arm sees the same training text the "
+        "same number of times (steps scaled by its tokens per byte, around the "
+        "mean of the arms, so total compute stays the same)",
+    )
+    p.add_argument(
+        "--heldout",
+        type=Path,
+        nargs="+",
+        metavar="FILE",
+        help="held-out text files (default: the last lines of te.extra.txt, news "
+        "that no tokenizer or model trains on)",
+    )
+    p.add_argument("--heldout-lines", type=int, help="held-out lines scored (preset's default)")
+    p.add_argument(
+        "--train-lines",
+        type=int,
+        help="first lines of te.train.txt used to train tokenizers and models",
+    )
+    p.add_argument("--vocab-size", type=int, help="vocabulary size of all four tokenizers")
+    p.add_argument(
+        "--steps",
+        type=int,
+        help="training steps per model (tokens regime; the bytes regime scales it "
+        "per arm); skips the cpu preset's budget sizing",
+    )
+    p.add_argument(
+        "--seeds",
+        type=int,
+        help="seeds 0..N-1; each fixes initialization and data order, paired across "
+        "arms; intervals need at least 2, the statistics ask for 3 or more",
+    )
+    p.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        help="torch CPU threads (default 1: on a shared 2-core machine one thread "
+        "measured faster than two)",
+    )
+    p.add_argument("--device", default="cpu", help="torch device, e.g. cuda (default cpu)")
+    p.add_argument(
+        "--budget-minutes",
+        type=float,
+        help="refuse to start training when the calibrated estimate exceeds this "
+        "(the cpu preset defaults to 30 and sizes its steps to fit)",
+    )
+    p.add_argument(
+        "--out",
+        type=Path,
+        help="output directory for results.json and results.md (default: a new "
+        "temporary directory, printed at the end)",
+    )
+    return p.parse_args(argv)
+
+
+def settings(args: argparse.Namespace) -> Preset:
+    """The preset with the command line's overrides."""
+    preset = PRESETS[args.preset]
+    overrides: dict[str, Any] = {
+        "vocab_size": args.vocab_size, "steps": args.steps, "seeds": args.seeds,
+        "train_lines": args.train_lines, "heldout_lines": args.heldout_lines,
+        "budget_minutes": args.budget_minutes,
+    }  # fmt: skip
+    if args.steps is not None:
+        overrides["calibrate"] = False
+    return replace(preset, **{k: v for k, v in overrides.items() if v is not None})
+
+
+def tokenizer_metrics(arm: Arm, plain: Arm, heldout: list[str]) -> dict[str, float]:
+    """The tokenizer's own numbers on the held-out lines (end-of-line ids not counted)."""
+    rows = arm.encode(heldout)
+    return {
+        "tokens": metrics.total_tokens(rows),
+        "nsl_vs_plain": metrics.nsl(rows, plain.encode(heldout)),
+        "fertility": metrics.fertility(rows, heldout),
+        "bytes_per_token": metrics.bytes_per_token(rows, heldout),
+        "orphan_marks_per_1000": metrics.orphan_marks_per_1000(rows, arm.processor),
+        "unk_rate": metrics.unk_rate(rows, arm.processor),
+        "round_trip_rate": metrics.round_trip_rate(heldout, arm.processor.decode(rows)),
+    }
+
+
+def language_metrics(nll: list[float], n_bytes: int, n_chars: int) -> dict[str, float]:
+    """Per-token perplexity, bits per byte and per character from one NLL per token, and the
+    identity that ties the first two together (exact, since both use the same sum and count)."""
+    total = math.fsum(nll)
+    ppl = metrics.per_token_perplexity(total, len(nll))
+    bpb = metrics.bits_per_byte(total, n_bytes)
+    identity = len(nll) / n_bytes * math.log2(ppl)
+    if not math.isclose(bpb, identity, rel_tol=1e-9):
+        raise AssertionError(f"bits per byte {bpb} != tokens/bytes × log2(ppl) {identity}")
+    return {
+        "nll_nats": total, "tokens": len(nll), "ppl": ppl, "bits_per_byte": bpb,
+        "bits_per_char": metrics.bits_per_char(total, n_chars), "identity_rhs": identity,
+    }  # fmt: skip
+
+
+def arm_steps(cfg: Preset, regime: str, tokens_per_byte: dict[str, float]) -> dict[str, int]:
+    """Steps per arm: equal, or proportional to tokens per byte so bytes seen are equal."""
+    if regime == "tokens":
+        return dict.fromkeys(tokens_per_byte, cfg.steps)
+    mean = math.fsum(tokens_per_byte.values()) / len(tokens_per_byte)
+    return {name: max(1, round(cfg.steps * tpb / mean)) for name, tpb in tokens_per_byte.items()}
+
+
+def size_run(
+    cfg: Preset,
+    args: argparse.Namespace,
+    streams: dict[str, torch.Tensor],
+    started: float,
+    heldout_tokens: int,
+) -> Preset:
+    """Calibrate tokens/s, fit the cpu preset's steps into its budget, print the finish time,
+    and refuse a run whose estimate exceeds ``--budget-minutes``."""
+    gcfg = gpt_config(cfg, cfg.vocab_size)
+    probe = GPT(gcfg).to(args.device)
+    tcfg = TrainConfig(cfg.steps, cfg.batch, cfg.lr, cfg.min_lr, cfg.warmup)
+    rate = tokens_per_second(probe, next(iter(streams.values())), tcfg, args.device)
+    runs = len(streams) * cfg.seeds
+    step_tokens = cfg.batch * cfg.context
+    eval_seconds = 2 * heldout_tokens / rate  # each token is read about twice, forward only
+    elapsed = time.perf_counter() - started
+    if cfg.calibrate and cfg.budget_minutes is not None:
+        spare = cfg.budget_minutes * 60 * 0.9 - elapsed - runs * eval_seconds
+        fit = int(spare / runs * rate / step_tokens)
+        if fit < 10:
+            raise SystemExit(f"only {fit} steps fit in {cfg.budget_minutes} minutes; refusing")
+        cfg = replace(cfg, steps=min(cfg.steps, fit), warmup=min(cfg.warmup, fit // 10))
+    estimate = elapsed + runs * (cfg.steps * step_tokens / rate + eval_seconds)
+    finish = time.strftime("%H:%M:%S", time.localtime(time.time() + estimate - elapsed))
+    print(f"estimate: {cfg.steps} steps per model, {runs} models, {estimate / 60:.1f} min "
+          f"in all, finishing about {finish}", file=sys.stderr)  # fmt: skip
+    if cfg.budget_minutes is not None and estimate > cfg.budget_minutes * 60:
+        raise SystemExit(
+            f"estimated {estimate / 60:.1f} min exceeds --budget-minutes {cfg.budget_minutes}; "
+            "refusing (lower --steps or --seeds)"
+        )
+    return replace(cfg, calibrate=False)
+
+
+def gpt_config(cfg: Preset, vocab: int) -> GPTConfig:
+    return GPTConfig(vocab, cfg.layers, cfg.heads, cfg.width, cfg.context, cfg.dropout)
+
+
+def run_arm(
+    arm: Arm,
+    cfg: Preset,
+    steps: int,
+    stream: torch.Tensor,
+    heldout_stream: list[int],
+    train_bpt: float,
+    device: str,
+) -> list[dict[str, Any]]:
+    """Train and score one model per seed for one arm; the final model is scored."""
+    runs = []
+    for seed in range(cfg.seeds):
+        torch.manual_seed(seed)
+        model = GPT(gpt_config(cfg, arm.vocab_size)).to(device)
+        tcfg = TrainConfig(steps, cfg.batch, cfg.lr, cfg.min_lr, min(cfg.warmup, steps))
+        every = max(steps // 10, 1)
+
+        def progress(
+            step: int, loss: float, name: str = arm.name, seed: int = seed, every: int = every
+        ) -> None:
+            if step % every == 0 or step == steps - 1:
+                print(f"  {name} seed {seed}: step {step + 1}/{steps} loss {loss:.3f}",
+                      file=sys.stderr)  # fmt: skip
+
+        start = time.perf_counter()
+        curve = train(model, stream, tcfg, seed, device, progress)
+        seconds = time.perf_counter() - start
+        nll = score(model, heldout_stream, device)
+        tokens_seen = steps * cfg.batch * cfg.context
+        runs.append({
+            "seed": seed, "nll": nll, "train_seconds": seconds, "loss_curve": curve,
+            "parameters": parameter_count(model), "tokens_seen": tokens_seen,
+            "bytes_seen": tokens_seen * train_bpt,
+            "flops": 6 * parameter_count(model) * tokens_seen,
+        })  # fmt: skip
+    return runs
+
+
+def main(argv: list[str] | None = None) -> None:
+    started = time.perf_counter()
+    args = parse_args(argv)
+    cfg = settings(args)
+    torch.set_num_threads(args.threads)
+    out = args.out or Path(tempfile.mkdtemp(prefix="perplexity_"))
+    out.mkdir(parents=True, exist_ok=True)
+    train_text = read_lines(TRAIN, cfg.train_lines)
+    heldout = heldout_lines(args.heldout, cfg.heldout_lines)
+    n_bytes, n_chars = text_size(heldout)
+    train_bytes = text_size(train_text)[0]
+    with tempfile.TemporaryDirectory() as work:
+        arms = train_arms(train_text, cfg.vocab_size, Path(work))
+    plain = {arm.model_type: arm for arm in arms if arm.kind == "plain"}
+    streams = {a.name: torch.tensor(a.stream(train_text), dtype=torch.long) for a in arms}
+    heldout_streams = {a.name: a.stream(heldout, lead=True) for a in arms}
+    tokens_per_byte = {name: len(s) / train_bytes for name, s in streams.items()}
+    if cfg.calibrate or cfg.budget_minutes is not None:
+        longest = max(map(len, heldout_streams.values()))
+        cfg = size_run(cfg, args, streams, started, longest)
+    steps = arm_steps(cfg, args.regime, tokens_per_byte)
+    results: dict[str, Any] = {"arms": {}}
+    per_seed_bpb: dict[str, list[float]] = {}
+    for arm in arms:
+        print(f"{arm.name}: {steps[arm.name]} steps × {cfg.seeds} seed(s)", file=sys.stderr)
+        runs = run_arm(arm, cfg, steps[arm.name], streams[arm.name], heldout_streams[arm.name],
+                       1 / tokens_per_byte[arm.name], args.device)  # fmt: skip
+        scored = [language_metrics(r.pop("nll"), n_bytes, n_chars) for r in runs]
+        per_seed_bpb[arm.name] = [s["bits_per_byte"] for s in scored]
+        first = runs[0]
+        train_seconds = math.fsum(r["train_seconds"] for r in runs) / len(runs)
+        results["arms"][arm.name] = {
+            "tokenizer": tokenizer_metrics(arm, plain[arm.model_type], heldout),
+            "train_tokens_per_byte": tokens_per_byte[arm.name],
+            "compute": {
+                "steps": steps[arm.name], "tokens_seen": first["tokens_seen"],
+                "bytes_seen": first["bytes_seen"], "parameters": first["parameters"],
+                "flops": first["flops"], "train_seconds": train_seconds,
+                "tokens_per_second": first["tokens_seen"] / max(train_seconds, 1e-9),
+            },
+            "seeds": [{**r, **s} for r, s in zip(runs, scored, strict=True)],
+            **{key: _summary([s[key] for s in scored])
+               for key in ("ppl", "bits_per_byte", "bits_per_char")},
+        }  # fmt: skip
+    results["differences"] = {}
+    for model_type in ("unigram", "bpe"):
+        ours, base = per_seed_bpb[f"brahmic_pua-{model_type}"], per_seed_bpb[f"plain-{model_type}"]
+        d = _summary_of(paired_difference(ours, base))
+        d["relative"] = d["mean"] / (math.fsum(base) / len(base))
+        results["differences"][model_type] = d
+    results["identity_check"] = all(
+        math.isclose(s["bits_per_byte"], s["identity_rhs"], rel_tol=1e-9)
+        for arm in results["arms"].values() for s in arm["seeds"]
+    )  # fmt: skip
+    results["settings"] = {
+        "preset": args.preset, "regime": args.regime, **asdict(cfg),
+        "seeds": list(range(cfg.seeds)),
+        "model": f"{cfg.layers} layers, {cfg.heads} heads, width {cfg.width}, context "
+                 f"{cfg.context}, dropout {cfg.dropout}, batch {cfg.batch}, AdamW lr {cfg.lr} "
+                 f"cosine to {cfg.min_lr}, warmup {cfg.warmup}",
+        "threads": args.threads, "device": args.device, "train_file": str(TRAIN),
+        "train_bytes": train_bytes,
+        "heldout": {"source": ", ".join(map(str, args.heldout or [])) or "te.extra.txt (tail, "
+                    "news)", "lines": len(heldout), "bytes": n_bytes, "characters": n_chars},
+        "arms": list(ARMS),
+    }  # fmt: skip
+    results["versions"] = {
+        "python": platform.python_version(), "torch": torch.__version__,
+        "sentencepiece": sentencepiece.__version__, "brahmic_pua": brahmic_pua.__version__,
+    }  # fmt: skip
+    results["machine"] = {
+        "platform": platform.platform(), "processor": platform.processor(),
+        "cpu_count": os.cpu_count(),
+    }  # fmt: skip
+    results["undertrained"] = UNDERTRAINED
+    results["plot_note"] = _plot(results, out)
+    results["wall_seconds"] = time.perf_counter() - started
+    (out / "results.json").write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+    table = markdown(results)
+    (out / "results.md").write_text(table, encoding="utf-8")
+    print(table)
+    print(f"results in {out}", file=sys.stderr)
+
+
+def _summary(values: list[float]) -> dict[str, Any]:
+    return _summary_of(mean_ci(values)) | {"values": values}
+
+
+def _summary_of(ci: tuple[float, float | None, float | None]) -> dict[str, Any]:
+    return {"mean": ci[0], "low": ci[1], "high": ci[2]}
+
+
+def _plot(results: dict[str, Any], out: Path) -> str:
+    """bits_per_byte.png (per-arm mean with interval) when matplotlib is importable."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return "No plot: matplotlib is not installed (`pip install matplotlib` to get one)."
+    names = list(results["arms"])
+    means = [results["arms"][n]["bits_per_byte"]["mean"] for n in names]
+    errors = [
+        0.0 if (low := results["arms"][n]["bits_per_byte"]["low"]) is None else m - low
+        for n, m in zip(names, means, strict=True)
+    ]
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    ax.bar(names, means, yerr=errors, capsize=4)
+    ax.set_ylabel("bits per byte (95% CI)")
+    fig.tight_layout()
+    fig.savefig(out / "bits_per_byte.png", dpi=120)
+    return "Plot: bits_per_byte.png (per-arm bits per byte with 95% intervals)."
+
+
+if __name__ == "__main__":
+    main()
