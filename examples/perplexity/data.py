@@ -1,4 +1,4 @@
-"""Corpora, the four tokenizers and the token streams they give.
+"""Corpora, the tokenizers and the token streams they give.
 
 Every line becomes its tokens followed by the model's end-of-sentence id, for every arm: the
 line end is text the model must predict, so no arm gets its newline byte for free.
@@ -6,8 +6,10 @@ line end is text the model must predict, so no arm gets its newline byte for fre
 
 from __future__ import annotations
 
+import math
 import sys
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,13 +22,16 @@ from brahmic_pua.trainer import train_model
 CORPORA = Path(__file__).resolve().parents[3] / "shared" / "corpora"
 TRAIN = CORPORA / "te.train.txt"
 NEWS = CORPORA / "te.extra.txt"  # ends in news lines; its tail is never trained on
+# Training text that --train-extra adds (licences: see README and ../shared/corpora/SOURCES.md).
+EXTRA = {"wikisource": CORPORA / "te.wikisource.txt", "extra": NEWS}
 ARMS = ("plain-unigram", "plain-bpe", "brahmic_pua-unigram", "brahmic_pua-bpe")
+STOCK_ARMS = ("stock-unigram", "stock-bpe")
 
 
 @dataclass(frozen=True)
 class Arm:
     name: str
-    kind: str  # "plain" or "brahmic_pua"
+    kind: str  # "plain", "brahmic_pua" or "stock"
     model_type: str  # "unigram" or "bpe"
     processor: Any
 
@@ -70,8 +75,34 @@ def heldout_lines(files: list[Path] | None, limit: int) -> list[str]:
     return [unicodedata.normalize("NFC", line) for line in lines]
 
 
-def train_arms(lines: list[str], vocab_size: int, work: Path) -> list[Arm]:
-    """The four tokenizers at one vocabulary size, all trained on ``lines``."""
+def training_text(
+    train_lines: int | None, extra: Sequence[str], heldout: Sequence[str], news_tail: int
+) -> tuple[list[str], dict[str, dict[str, int]]]:
+    """The first ``train_lines`` lines of te.train.txt, then each ``extra`` corpus in full,
+    except what the held-out text is made of: te.extra's last ``news_tail`` lines (the default
+    held-out slice) are cut, and any line that equals a held-out line, as read or after NFC, is
+    dropped. Returns the lines and, per source, lines kept and lines dropped as held-out."""
+    sources = {"te.train.txt": read_lines(TRAIN, train_lines)}
+    for name in extra:
+        lines = read_lines(EXTRA[name])
+        if EXTRA[name] == NEWS:
+            lines = lines[: len(lines) - news_tail]
+        sources[EXTRA[name].name] = lines
+    held = set(heldout)
+    kept: list[str] = []
+    counts = {}
+    for name, lines in sources.items():
+        clean = [x for x in lines if x not in held and unicodedata.normalize("NFC", x) not in held]
+        counts[name] = {"lines": len(clean), "dropped_as_heldout": len(lines) - len(clean)}
+        kept.extend(clean)
+    return kept, counts
+
+
+def train_arms(lines: list[str], vocab_size: int, work: Path, stock: bool = False) -> list[Arm]:
+    """The four tokenizers at one vocabulary size, all trained on ``lines``; with ``stock``,
+    also spm Unigram and BPE with sentencepiece's default options (nmt_nfkc normalization,
+    no byte fallback, extra whitespace removed, character coverage 0.9995): what a user gets
+    without asking for losslessness."""
     arms = []
     for model_type in ("unigram", "bpe"):
         prefix = work / f"plain_{model_type}"
@@ -93,12 +124,35 @@ def train_arms(lines: list[str], vocab_size: int, work: Path) -> list[Arm]:
         )  # fmt: skip
         ours = brahmic_pua.SentencePieceProcessor(model_file=f"{prefix}.model")
         arms.append(Arm(f"brahmic_pua-{model_type}", "brahmic_pua", model_type, ours))
+    for model_type in ("unigram", "bpe") if stock else ():
+        prefix = work / f"stock_{model_type}"
+        print(f"training stock spm {model_type} ({vocab_size})", file=sys.stderr)
+        sentencepiece.SentencePieceTrainer.train(
+            sentence_iterator=iter(lines), model_prefix=str(prefix), vocab_size=vocab_size,
+            model_type=model_type, minloglevel=2,
+        )  # fmt: skip
+        default = sentencepiece.SentencePieceProcessor(model_file=f"{prefix}.model")
+        arms.append(Arm(f"stock-{model_type}", "stock", model_type, default))
     return arms
+
+
+def per_line(values: list[float], rows: list[list[int]]) -> list[float]:
+    """Per-token values (NLL of a stream after its leading end-of-sentence id, as ``score``
+    gives them) summed per line: each line's tokens and the end-of-sentence id after them."""
+    sums, at = [], 0
+    for row in rows:
+        sums.append(math.fsum(values[at : at + len(row) + 1]))
+        at += len(row) + 1
+    if at != len(values):
+        raise ValueError(f"{at} tokens in the lines, {len(values)} values")
+    return sums
+
+
+def line_bytes(lines: list[str]) -> list[int]:
+    """UTF-8 bytes of each line with its line end: what the model predicts for that line."""
+    return [len(line.encode("utf-8")) + 1 for line in lines]
 
 
 def text_size(lines: list[str]) -> tuple[int, int]:
     """(UTF-8 bytes, characters) of the lines with their line ends: what the models predict."""
-    return (
-        sum(len(line.encode("utf-8")) + 1 for line in lines),
-        sum(len(line) + 1 for line in lines),
-    )
+    return sum(line_bytes(lines)), sum(len(line) + 1 for line in lines)

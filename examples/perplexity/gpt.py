@@ -1,4 +1,5 @@
-"""A small GPT (pre-LN transformer, causal self-attention), its training loop and its scoring.
+"""A small GPT (pre-LN transformer, causal self-attention), its training loop, its scoring and
+its sampler.
 
 The same code, architecture and hyper-parameters serve every arm: only the token stream differs.
 """
@@ -189,6 +190,27 @@ def score(model: GPT, stream: list[int], device: str, batch: int = 16) -> list[f
     if len(nll) != len(stream) - 1:
         raise AssertionError(f"scored {len(nll)} tokens of {len(stream) - 1}")
     return nll
+
+
+@torch.no_grad()
+def sample(
+    model: GPT, start: int, tokens: int, seed: int, device: str, rows: int = 8
+) -> list[list[int]]:
+    """``rows`` sequences of ``tokens // rows`` tokens each (at least one), every one begun from
+    ``start`` (the end-of-sentence id: a line boundary) and drawn at temperature 1 from a
+    generator seeded by ``seed``: unbiased draws of the text the model has learnt, for counting
+    what it writes (orphan marks) rather than what it reads. The context slides when a
+    sequence outgrows it."""
+    model.eval()
+    rows = max(min(rows, tokens), 1)
+    length = max(tokens // rows, 1)
+    draw = torch.Generator().manual_seed(seed)
+    idx = torch.full((rows, 1), start, dtype=torch.long, device=device)
+    for _ in range(length):
+        logits = model(idx[:, -model.cfg.context :])[:, -1, :].double().cpu()
+        nxt = torch.multinomial(torch.softmax(logits, dim=-1), 1, generator=draw)
+        idx = torch.cat([idx, nxt.to(device)], dim=1)
+    return [row[1:] for row in idx.tolist()]
 
 
 def tokens_per_second(model: GPT, stream: torch.Tensor, cfg: TrainConfig, device: str) -> float:
