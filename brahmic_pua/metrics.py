@@ -13,7 +13,7 @@ import bisect
 import math
 import unicodedata
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import accumulate
 from typing import Any
 
@@ -21,13 +21,16 @@ import regex
 import sentencepiece
 
 from brahmic_pua.codec.layout import is_private_use
-from brahmic_pua.orthography.classify import script_of_char
+from brahmic_pua.orthography.charclass import CharClass
+from brahmic_pua.orthography.classify import classify, indic_category, script_of_char
 from brahmic_pua.script_ids import SCRIPT_ID_NAMES, SPECIAL, script_ids
 from brahmic_pua.segment import segment
 
 Rows = Sequence[Sequence[int]]
 _MARKS = frozenset({"Mn", "Mc", "Me"})
 _NEWER_MARK = regex.compile(r"\p{M}")
+_ZWJ = "\u200d"
+_CONJUNCT_KILLERS = frozenset({"VIRAMA", "INVISIBLESTACKER"})
 
 
 def total_tokens(rows: Rows) -> int:
@@ -159,12 +162,51 @@ def cluster_split_rate(processor: Any, normalized: Sequence[str]) -> float:
     """Share of Brahmic clusters of N(s) whose characters land in more than one token: each
     such token renders a broken cluster. A cluster spelled in byte pieces character by
     character counts as split too (it is, for the model that reads the tokens)."""
+    return split_share(split_clusters, normalized, token_starts(processor, normalized))
+
+
+def split_share(
+    count: Callable[[str, Sequence[int]], tuple[int, int]],
+    normalized: Sequence[str],
+    starts: Sequence[Sequence[int]],
+) -> float:
+    """split ÷ counted over texts, with ``count`` :func:`split_clusters` or
+    :func:`split_conjuncts`; ``starts`` from any tokenizer (spm's alignment, or the character
+    offsets of a Hugging Face tokenizer), so every tokenizer is measured by the same count."""
     split = counted = 0
-    for text, starts in zip(normalized, token_starts(processor, normalized), strict=True):
-        s, c = split_clusters(text, starts)
+    for text, text_starts in zip(normalized, starts, strict=True):
+        s, c = count(text, text_starts)
         split += s
         counted += c
     return split / max(counted, 1)
+
+
+def ends_in_conjunct_virama(text: str) -> bool:
+    """True when ``text`` ends in a virama that joins the next consonant into a conjunct
+    (Indic_Syllabic_Category Virama or Invisible_Stacker), a ZWJ after it allowed (a half form
+    still joins). A pure killer (Myanmar's asat, Thai's phinthu) joins nothing, and a ZWNJ
+    after the virama asks for it to be shown: neither splits a conjunct."""
+    body = text.removesuffix(_ZWJ)
+    return bool(body) and indic_category(body[-1]) in _CONJUNCT_KILLERS
+
+
+def split_conjuncts(text: str, starts: Sequence[int]) -> tuple[int, int]:
+    """(split, counted): consonants of ``text`` joined to the one before by a conjunct virama
+    of the same script (:func:`ends_in_conjunct_virama`), and how many of them begin a token.
+    Such a boundary is a cluster boundary (fixtoken keeps the virama with its consonant), yet
+    the conjunct, one akshara, is cut in two."""
+    begins = set(starts)
+    split = counted = 0
+    for i, ch in enumerate(text):
+        before = text[max(i - 2, 0) : i]  # the virama, or the virama and a ZWJ
+        if (
+            classify(ch) == CharClass.CONSONANT
+            and ends_in_conjunct_virama(before)
+            and script_of_char(before.removesuffix(_ZWJ)[-1]) == script_of_char(ch)
+        ):
+            counted += 1
+            split += i in begins
+    return split, counted
 
 
 def vocabulary_share(processor: Any) -> dict[str, float]:

@@ -34,6 +34,7 @@ from brahmic_pua.atomic import atomic_output
 from brahmic_pua.normalize import MODES, normalizer
 from brahmic_pua.trainer import train_model
 
+from .audit_command import audit_command
 from .eval_command import eval_command, vocab_command
 from .filter_command import filter_command
 
@@ -423,6 +424,7 @@ def scripts_command() -> None:
     click.echo("\n".join(SCRIPT_NAMES))
 
 
+main.add_command(audit_command)
 main.add_command(eval_command)
 main.add_command(filter_command)
 main.add_command(vocab_command)

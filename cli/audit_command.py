@@ -1,0 +1,44 @@
+"""``brahmic-pua audit``: where a tokenizer someone already has breaks Brahmic clusters. A thin
+shell over :mod:`brahmic_pua.audit`; any SentencePiece .model or Hugging Face tokenizer.json."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from brahmic_pua.audit import audit, format_report, load
+
+from .eval_command import read_texts
+
+FILE = click.Path(exists=True, dir_okay=False)
+
+
+@click.command("audit")
+@click.option(
+    "--model",
+    "model_path",
+    required=True,
+    type=FILE,
+    help="A SentencePiece .model (plain or brahmic_pua) or a Hugging Face tokenizer.json.",
+)
+@click.option(
+    "--input",
+    "inputs",
+    multiple=True,
+    type=FILE,
+    help="Also audit the encoding of this UTF-8 text file, one text per line (repeatable).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+def audit_command(model_path: str, inputs: tuple[str, ...], as_json: bool) -> None:
+    """Count, per script, the usable pieces that start with a combining mark, end in a
+    conjunct-forming virama, join two scripts, or are byte pieces; with --input, the same per
+    1000 tokens of the encoded text, plus orphan marks, cluster and conjunct splits, byte
+    fallback, fertility and the round-trip rate (a tokenizer.json needs the tokenizers package:
+    pip install 'brahmic-pua[hf]')."""
+    tokenizer = load(model_path)
+    texts = read_texts(inputs) if inputs else None
+    report = audit(tokenizer, texts, files=inputs, model=model_path)
+    click.echo(
+        json.dumps(report, ensure_ascii=False, indent=2) if as_json else format_report(report)
+    )
