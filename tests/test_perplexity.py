@@ -71,7 +71,7 @@ def test_smoke_run(tmp_path: Path) -> None:
         for seed in arm["seeds"]:
             assert math.isclose(seed["bits_per_byte"], seed["identity_rhs"], rel_tol=1e-9)
         assert arm["samples"]["tokens"] > 0 and arm["samples"]["snippet"]
-        assert arm["samples"]["orphan_marks_per_1000"]["mean"] >= 0
+        assert arm["samples"]["orphan_marks_per_1000"] >= 0
         has_o200k = importlib.util.find_spec("bpe_openai") is not None
         assert ("nsl_vs_o200k" in arm["tokenizer"]) == has_o200k
     assert results["identity_check"] is True

@@ -8,7 +8,10 @@ Four tokenizers at one vocabulary size (plain spm Unigram and BPE with lossless 
 brahmic_pua Unigram and BPE; --stock-baseline adds spm with its default options), one small GPT
 per tokenizer and seed, all scored on the same NFC held-out text: per-token perplexity as the
 paper reports it, and bits per byte, which the conclusion rests on (per-token perplexity is not
-comparable across tokenizers). Writes results.json, results.md, bits_per_byte.png and
+comparable across tokenizers), with a paired bootstrap over held-out lines beside the seed
+intervals; NSL vs o200k (GPT-4o's tokenizer) when the optional bpe-openai package is installed
+(pip install 'brahmic-pua[compare]'); orphan-mark tokens in the held-out encoding and in text
+each model generates. Writes results.json, results.md, bits_per_byte.png and
 training_curves.png.
 """
 
@@ -294,6 +297,9 @@ def size_run(
     runs = len(streams) * cfg.seeds
     step_tokens = cfg.batch * cfg.context
     eval_seconds = 2 * heldout_tokens / rate  # each token is read about twice, forward only
+    # each generated token re-reads half a context on average, forward only (a third of the
+    # cost of a training token)
+    eval_seconds += cfg.sample_tokens * cfg.context / 2 / (3 * rate)
     elapsed = time.perf_counter() - started
     if cfg.calibrate and cfg.budget_minutes is not None:
         spare = cfg.budget_minutes * 60 * 0.9 - elapsed - runs * eval_seconds
@@ -406,7 +412,9 @@ def main(argv: list[str] | None = None) -> None:
             },
             "samples": {
                 "tokens": sum(g["tokens"] for g in generated),
-                "orphan_marks_per_1000": _summary([g["orphan_marks_per_1000"] for g in generated]),
+                "orphan_marks_per_1000": math.fsum(
+                    g["orphan_marks_per_1000"] * g["tokens"] for g in generated
+                ) / max(sum(g["tokens"] for g in generated), 1),  # pooled over seeds
                 "snippet": generated[0]["snippet"],
             },
             "seeds": [{**r, **s} for r, s in zip(runs, scored, strict=True)],
