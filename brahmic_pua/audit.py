@@ -139,6 +139,7 @@ class HFTokenizer:
     def _text(
         token: str, byte_level: bool, prefix: str | None, suffix: str | None
     ) -> tuple[str, str]:
+        """A model piece's text and kind: ``byte`` when its bytes are not whole characters."""
         if byte_level:
             decoder = _byte_decoder()
             if all(ch in decoder for ch in token):
@@ -176,11 +177,12 @@ class HFTokenizer:
         return [list(e.ids) for e in encodings]
 
     def decode(self, rows: Sequence[Sequence[int]]) -> list[str]:
-        return list(self._tokenizer.decode_batch([list(r) for r in rows], False))
+        batch = [list(row) for row in rows]
+        return list(self._tokenizer.decode_batch(batch, skip_special_tokens=False))
 
     def token_starts(self, texts: Sequence[str]) -> list[list[int]]:
-        """Character offsets where tokens begin: a character whose bytes several tokens share
-        begins where its first byte is, as spm's alignment has it for byte pieces."""
+        """Character offsets where tokens begin (the tokenizer's own offsets): a character
+        whose bytes several tokens share counts once, at its offset, as in spm's alignment."""
         encodings = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
         return [sorted({a for a, b in e.offsets if a < b}) for e in encodings]
 
@@ -194,7 +196,9 @@ def load(path: str | Path) -> Any:
         return HFTokenizer(path)
     try:
         return SentencePieceProcessor(model_file=path)
-    except ModelFileError:
+    except ModelFileError as error:
+        if "not a SentencePiece model" not in str(error):
+            raise  # a brahmic_pua model with a damaged manifest: its own message says what to do
         raise ValueError(
             f"{path} is neither a SentencePiece .model nor a Hugging Face tokenizer.json"
         ) from None
