@@ -37,6 +37,7 @@ from brahmic_pua.trainer import train_model
 from .audit_command import audit_command
 from .eval_command import eval_command, vocab_command
 from .filter_command import filter_command
+from .patch_command import patch_command
 
 POLICY = click.Choice(POLICIES)
 INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a Ctrl-C
@@ -428,6 +429,7 @@ main.add_command(audit_command)
 main.add_command(eval_command)
 main.add_command(filter_command)
 main.add_command(vocab_command)
+main.add_command(patch_command)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,14 @@ settings.register_profile("ci", parent=settings.get_profile("default"), max_exam
 settings.load_profile("ci" if os.environ.get("CI") else "default")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Markers of optional test groups; run one alone with ``pytest -m NAME``."""
+    config.addinivalue_line(
+        "markers",
+        "spm_patch: needs the binaries of patches/build.sh in BRAHMIC_SPM_BIN (else skips)",
+    )
+
+
 def corpus_files() -> list[Path]:
     files = sorted(CORPORA.glob("*.txt"))
     if not files:
