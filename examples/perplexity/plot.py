@@ -207,13 +207,15 @@ def bar_chart(
     """One bar per arm (its colour), a whisker from low to high where there is an interval, the
     mean written above. The axis starts at a round value below the lowest whisker, not at 0
     (the title says where), so that differences of a few percent are visible."""
-    width, height = max(900, 150 * len(names) + 120), 460
-    canvas = Canvas(width, height)
     values = [*means, *(v for v in lows if v is not None), *(v for v in highs if v is not None)]
     low, high = min(values), max(values)
     pad = (high - low) * 0.25 or abs(high) * 0.05 or 1.0
-    frame = _Frame(canvas, (100, 60, width - 20, height - 70), ticks(max(low - pad, 0), high + pad))
-    canvas.text(20, 16, f"{title} (axis from {tick_label(frame.ys[0], frame.ys)})")
+    ys = ticks(max(low - pad, 0), high + pad)
+    title = f"{title} (axis from {tick_label(ys[0], ys)})"
+    width, height = max(900, 150 * len(names) + 120, text_width(title) + 40), 460
+    canvas = Canvas(width, height)
+    frame = _Frame(canvas, (100, 60, width - 20, height - 70), ys)
+    canvas.text(20, 16, title)
     frame.y_axis()
     slot = (frame.right - frame.left) / len(names)
     for i, (name, mean, lo, hi) in enumerate(zip(names, means, lows, highs, strict=True)):

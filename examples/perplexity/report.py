@@ -90,10 +90,10 @@ def markdown(results: dict[str, Any]) -> str:
             else "NSL vs o200k (the paper's baseline, GPT-4o's tokenizer) was skipped: the "
             "optional bpe-openai package is not installed (`pip install 'brahmic-pua[compare]'`)."
         ),
-        f"Generated: {results['arms'][next(iter(results['arms']))]['samples']['tokens']:,} "
-        "tokens per arm over all seeds, sampled at temperature 1 from an end-of-line context "
-        "(seeded), cut into lines at the end-of-sentence id; orphan marks per 1000 generated are "
-        "pooled over seeds.",
+        f"Generated: {s['sample_tokens']:,} tokens per model ({seeds} model(s) per arm), "
+        "sampled at temperature 1 from an end-of-line context (seeded), cut into lines at the "
+        "end-of-sentence id (not counted); orphan marks per 1000 generated are pooled over "
+        "seeds.",
         "",
         "| arm | steps | tokens seen | training bytes seen | parameters | FLOPs ≈ 6·N·tokens "
         "| train s (mean) | tokens/s |",

@@ -171,9 +171,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument(
         "--sample-tokens",
         type=int,
-        help="tokens generated per model after training (seeded, temperature 1, from an "
-        "end-of-line context), in which orphan-mark tokens are counted (preset's "
-        "default: smoke 64, cpu 1024, paper 2048)",
+        help="tokens generated per model after training, as 8 sequences (rounded down to a "
+        "multiple of 8; seeded, temperature 1, from an end-of-line context), in which "
+        "orphan-mark tokens are counted (preset's default: smoke 64, cpu 1024, paper 2048)",
     )
     p.add_argument(
         "--bootstrap",
@@ -222,9 +222,10 @@ def o200k_rows(heldout: list[str]) -> list[list[int]] | None:
     """The held-out lines in OpenAI's o200k_base (the paper's NSL baseline, GPT-4o's
     tokenizer), or None when the optional bpe-openai package is not installed."""
     try:
-        return O200k().encode(heldout)
+        rows: list[list[int]] = O200k().encode(heldout)
     except ValueError:
         return None
+    return rows
 
 
 def tokenizer_metrics(
