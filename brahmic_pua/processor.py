@@ -28,6 +28,7 @@ from brahmic_pua.model.proto import model_type, parse_model
 from brahmic_pua.normalize import check_mode
 from brahmic_pua.script_ids import script_ids as _script_ids
 from brahmic_pua.segment.pieces import check_no_surrogates
+from brahmic_pua.stream import StreamDecoder
 
 OutType = type | str | None
 
@@ -547,6 +548,11 @@ class SentencePieceProcessor:
     DecodePieces = decode_pieces
     DecodeIdsAsProto = decode_ids_as_proto
     DecodePiecesAsProto = decode_pieces_as_proto
+
+    def stream_decoder(self, policy: str = "akshara") -> StreamDecoder:
+        """A decoder for ids as a model generates them: ``feed`` returns text only where a
+        cluster ends, ``flush`` the rest (``brahmic_pua.stream``)."""
+        return StreamDecoder(self, policy)
 
     def _checked(self, method: Callable[..., Any], ids: Any, **options: Any) -> Any:
         """Call stock; its out-of-range IndexError, reworded to name the id."""

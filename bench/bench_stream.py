@@ -1,0 +1,114 @@
+"""Streaming decode against plain decode: ids per second, and the ratios.
+
+    python bench/bench_stream.py [--lines 2000] [--model PATH ...]
+
+Without ``--model`` trains two 8000-piece Unigram models on te.train (a brahmic_pua one and a
+stock spm one with byte fallback). Ids come from the last ``--lines`` lines of te.extra (news,
+held out). For each model, best of 3:
+``batch``: one ``decode`` call for every line (spm's own speed); ``per line``: one call a line;
+``stream 1``/``stream 4``: a stream decoder fed one id (four ids) at a time, one ``flush`` a
+line; ``prefix``: ``decode`` of the whole prefix after every id (the quadratic way). The same
+runs on one long document (the lines joined; ``prefix`` on its first 3,000 ids only) show that
+streaming stays linear.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import sentencepiece as stock
+
+import brahmic_pua
+from brahmic_pua.stream import stream_decoder
+from brahmic_pua.trainer import train_model
+
+CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
+
+
+def best(run: Callable[[], object]) -> float:
+    times = []
+    for _ in range(3):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def streamed(processor: Any, rows: list[list[int]], step: int) -> None:
+    decoder = stream_decoder(processor)
+    for ids in rows:
+        for i in range(0, len(ids), step):
+            decoder.feed(ids[i : i + step] if step > 1 else ids[i])
+        decoder.flush()
+
+
+def prefixes(processor: Any, rows: list[list[int]]) -> None:
+    for ids in rows:
+        for i in range(1, len(ids) + 1):
+            processor.decode(ids[:i])
+
+
+def speeds(processor: Any, data: list[list[int]], prefix_ids: int | None) -> dict[str, float]:
+    """Ids per second of each way; ``prefix`` on the first ``prefix_ids`` ids of each row."""
+    runs = {
+        "batch": lambda: processor.decode(data),
+        "per line": lambda: [processor.decode(ids) for ids in data],
+        "stream 1": lambda: streamed(processor, data, 1),
+        "stream 4": lambda: streamed(processor, data, 4),
+    }
+    count = sum(map(len, data))
+    speed = {key: count / best(run) for key, run in runs.items()}
+    short = [ids[:prefix_ids] for ids in data]
+    speed["prefix"] = sum(map(len, short)) / best(lambda: prefixes(processor, short))
+    return speed
+
+
+def measure(name: str, processor: Any, lines: list[str]) -> None:
+    rows = processor.encode(lines)
+    document = [[i for row in rows for i in row]]
+    print(f"\n{name}: {sum(map(len, rows)):,} ids in {len(rows):,} lines")
+    for label, data, prefix_ids in (("lines", rows, None), ("one document", document, 3000)):
+        print(f"  {label} (prefix: {f'its first {prefix_ids:,} ids' if prefix_ids else 'all'}):")
+        speed = speeds(processor, data, prefix_ids)
+        for key, ids_per_s in speed.items():
+            batch, line = speed["batch"] / ids_per_s, speed["per line"] / ids_per_s
+            print(
+                f"    {key:9} {ids_per_s:12,.0f} ids/s"
+                f"   batch/this {batch:6.1f}×   per line/this {line:6.2f}×"
+            )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--lines", type=int, default=2000)
+    parser.add_argument("--model", action="append", default=[])
+    args = parser.parse_args()
+    news = (CORPORA / "te.extra.txt").read_text(encoding="utf-8").splitlines()[-args.lines :]
+    with tempfile.TemporaryDirectory() as work:
+        paths = [Path(path) for path in args.model]
+        if not paths:
+            train_model(
+                input=str(CORPORA / "te.train.txt"), model_prefix=f"{work}/brahmic",
+                vocab_size=8000, model_type="unigram",
+            )  # fmt: skip
+            stock.SentencePieceTrainer.train(
+                input=str(CORPORA / "te.train.txt"), model_prefix=f"{work}/stock",
+                vocab_size=8000, byte_fallback=True, minloglevel=2,
+            )  # fmt: skip
+            paths = [Path(f"{work}/brahmic.model"), Path(f"{work}/stock.model")]
+        for path in paths:
+            processor = brahmic_pua.SentencePieceProcessor(model_file=str(path))
+            if processor.is_brahmic:
+                measure(f"{path.name} (brahmic_pua)", processor, news)
+            else:  # a plain model, decoded by stock sentencepiece itself
+                plain = stock.SentencePieceProcessor(model_file=str(path))
+                measure(f"{path.name} (stock spm)", plain, news)
+
+
+if __name__ == "__main__":
+    main()
