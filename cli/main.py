@@ -38,6 +38,7 @@ from .audit_command import audit_command
 from .eval_command import eval_command, vocab_command
 from .filter_command import filter_command
 from .patch_command import patch_command
+from .repair_command import repair_command
 
 POLICY = click.Choice(POLICIES)
 INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a Ctrl-C
@@ -429,6 +430,7 @@ main.add_command(audit_command)
 main.add_command(eval_command)
 main.add_command(filter_command)
 main.add_command(vocab_command)
+main.add_command(repair_command)
 main.add_command(patch_command)
 
 

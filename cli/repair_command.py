@@ -1,0 +1,157 @@
+"""``brahmic-pua repair``: fixToken for a plain SentencePiece model people already have.
+
+A thin shell over :mod:`brahmic_pua.repair`: with ``--output`` alone it writes a copy of the
+model whose mark-start pieces are UNUSED (and its .vocab); with ``--ids`` it repairs id lines
+(spm_encode --output_format=id's) so every token starts at a cluster boundary. Bad input
+(ValueError, OSError) becomes one error line in the ``brahmic-pua`` group.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import BinaryIO
+
+import click
+
+from brahmic_pua.atomic import atomic_output, check_writable, write_atomic_many
+from brahmic_pua.repair import IdRepair, Measure, load_plain, measure, repair_vocabulary
+
+from .eval_command import read_texts
+from .filter_command import vocab_path, vocab_text
+
+FILE = click.Path(exists=True, dir_okay=False)
+
+
+def _name(stream: BinaryIO) -> str:
+    name = getattr(stream, "name", "<stdin>")
+    return "stdin" if name == "<stdin>" else str(name)
+
+
+def _id_lines(stream: BinaryIO) -> Iterator[list[int]]:
+    """Each line's whitespace-separated ids; anything else is one error naming the line."""
+    for number, raw in enumerate(stream, 1):
+        try:
+            yield [int(x) for x in raw.split()]
+        except ValueError:
+            shown = raw.decode("utf-8", "replace").strip()[:40]
+            raise click.ClickException(
+                f"{_name(stream)} line {number}: not a list of ids: {shown!r}"
+            ) from None
+
+
+@contextmanager
+def _sink(output: str | None) -> Iterator[BinaryIO]:
+    """The output file, written atomically, or stdout (flushed here: a closed pipe fails
+    inside the command, where the shell group reports it)."""
+    if output:
+        with atomic_output(output) as stream:
+            yield stream.buffer
+    else:
+        yield sys.stdout.buffer
+        sys.stdout.buffer.flush()
+
+
+def _repair_ids(model_path: str, stream: BinaryIO, output: str | None, use_bytes: bool) -> None:
+    repair = IdRepair.from_file(model_path, use_bytes=use_bytes)
+    tokens = [0, 0]
+    orphans = [0, 0]
+    lines = 0
+    with _sink(output) as sink:
+        for lines, ids in enumerate(_id_lines(stream), 1):
+            try:
+                fixed = repair.repair(ids)
+            except IndexError as error:
+                raise click.ClickException(f"{_name(stream)} line {lines}: {error}") from None
+            sink.write(" ".join(map(str, fixed)).encode("ascii") + b"\n")
+            for n, row in enumerate((ids, fixed)):
+                tokens[n] += len(row)
+                orphans[n] += sum(i in repair.orphans for i in row)
+    click.echo(
+        f"{lines:,} lines: {tokens[0]:,} → {tokens[1]:,} tokens, "
+        f"orphan-mark tokens {orphans[0]:,} → {orphans[1]:,}",
+        err=True,
+    )
+
+
+def _table(before: Measure, after: Measure) -> list[str]:
+    rows = [f"{'':8}{'tokens':>10}{'fertility':>11}{'orphan marks/1000':>19}"]
+    for name, m in (("before", before), ("after", after)):
+        rows.append(f"{name:8}{m.tokens:>10,}{m.fertility:>11.3f}{m.orphans_per_1000:>19.1f}")
+    return rows
+
+
+def _repair_vocabulary(
+    model_path: str, output: str, keep_lone_marks: bool, inputs: tuple[str, ...]
+) -> None:
+    for path in (output, vocab_path(output)):
+        check_writable(path)
+    data = Path(model_path).read_bytes()
+    fixed, report = repair_vocabulary(data, keep_lone_marks=keep_lone_marks, source=model_path)
+    texts = read_texts(inputs) if inputs else []
+    write_atomic_many({output: fixed, vocab_path(output): vocab_text(fixed)})
+    for line in report.lines():
+        click.echo(line)
+    if texts:
+        results = []
+        for model in (data, fixed):
+            processor = load_plain(model, model_path)
+            results.append(measure(processor, processor.encode(texts), texts))
+        for line in _table(*results):
+            click.echo(line)
+
+
+@click.command("repair")
+@click.option("--model", "model_path", required=True, type=FILE, help="A plain spm .model.")
+@click.option(
+    "--output",
+    type=click.Path(dir_okay=False),
+    help="The repaired .model (its .vocab is written beside); with --ids, the repaired ids "
+    "(default: stdout).",
+)
+@click.option(
+    "--ids",
+    "ids",
+    type=click.File("rb"),
+    help="Repair ids instead: lines of space-separated ids made with --model ('-': stdin).",
+)
+@click.option(
+    "--no-bytes",
+    is_flag=True,
+    help="With --ids: keep a span's ids when a cluster has no piece, instead of byte pieces.",
+)
+@click.option(
+    "--keep-lone-marks",
+    is_flag=True,
+    help="Keep one-mark pieces in the vocabulary even with byte fallback (fewer tokens, "
+    "some orphan marks).",
+)
+@click.option(
+    "--input",
+    "inputs",
+    multiple=True,
+    type=FILE,
+    help="Held-out text: print tokens, fertility and orphan marks before/after (repeatable).",
+)
+def repair_command(
+    model_path: str,
+    output: str | None,
+    ids: BinaryIO | None,
+    no_bytes: bool,
+    keep_lone_marks: bool,
+    inputs: tuple[str, ...],
+) -> None:
+    """Repair a plain model so that no token starts with a dependent mark: set its mark-start
+    pieces UNUSED (--output), or move the boundaries of its ids to cluster boundaries (--ids)."""
+    if ids is not None and (keep_lone_marks or inputs):
+        raise click.UsageError("--keep-lone-marks and --input repair a vocabulary, not --ids")
+    if ids is None and no_bytes:
+        raise click.UsageError("--no-bytes applies to --ids")
+    if ids is not None:
+        _repair_ids(model_path, ids, output, not no_bytes)
+    elif output:
+        _repair_vocabulary(model_path, output, keep_lone_marks, inputs)
+    else:
+        raise click.UsageError("give --output for the repaired model, or --ids to repair ids")
