@@ -35,6 +35,7 @@ from brahmic_pua.normalize import MODES, normalizer
 from brahmic_pua.trainer import train_model
 
 from .audit_command import audit_command
+from .encode_corpus_command import encode_corpus_command
 from .eval_command import eval_command, vocab_command
 from .filter_command import filter_command
 from .patch_command import patch_command
@@ -427,6 +428,7 @@ def scripts_command() -> None:
 
 
 main.add_command(audit_command)
+main.add_command(encode_corpus_command)
 main.add_command(eval_command)
 main.add_command(filter_command)
 main.add_command(vocab_command)

@@ -1,0 +1,163 @@
+"""Text files cut into line-aligned byte ranges, so that several processes or machines read one
+corpus in parallel, each line exactly once, with the lines the trainer reads.
+
+A range starts at a line start and ends after a "\\n" (or at the end of its file), so ranges are
+planned by seeking (``max_bytes``) or by counting newlines in C (``max_lines``), never by
+decoding. Lines are read as :mod:`brahmic_pua.trainer.corpus` reads files: split at "\\n" only,
+trailing "\\r" and "\\n" dropped, a byte-order mark dropped from a file's first line, and a bad
+byte reported with the file's own line number and byte offset.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+BLOCK = 1 << 20
+BOM = "\ufeff"
+
+
+@dataclass(frozen=True)
+class Span:
+    """Bytes ``start`` to ``end`` of ``path``: whole lines."""
+
+    path: str
+    start: int
+    end: int
+
+
+def expand_inputs(patterns: Sequence[str]) -> list[str]:
+    """Files in the order given, each glob's matches sorted; one error line for a name that
+    names nothing readable."""
+    files: list[str] = []
+    for pattern in patterns:
+        if Path(pattern).is_file():
+            matches = [pattern]
+        elif any(ch in pattern for ch in "*?["):
+            matches = sorted(p for p in glob.glob(pattern, recursive=True) if Path(p).is_file())
+            if not matches:
+                raise ValueError(f"input {pattern!r} matches no file")
+        elif Path(pattern).is_dir():
+            raise ValueError(f"input {pattern!r} is a directory: give files or a glob like DIR/*")
+        else:
+            raise ValueError(f"input file {pattern!r} not found")
+        for name in matches:
+            if not os.access(name, os.R_OK):
+                raise ValueError(f"input file {name!r} is not readable")
+        files += matches
+    if not files:
+        raise ValueError("no input files given")
+    return files
+
+
+def plan_spans(
+    paths: Sequence[str], max_bytes: int | None = None, max_lines: int | None = None
+) -> list[list[Span]]:
+    """Groups of consecutive ranges, in input order, each of about ``max_bytes`` or exactly
+    ``max_lines`` lines (the last group may hold less); a group may span several files."""
+    if (max_bytes is None) == (max_lines is None) or (max_bytes or max_lines or 0) < 1:
+        raise ValueError("give one of max_bytes or max_lines, at least 1")
+    groups: list[list[Span]] = []
+    group: list[Span] = []
+    size = lines = 0
+    for path in paths:
+        total = os.path.getsize(path)
+        position = 0
+        with open(path, "rb") as stream:
+            while position < total:
+                if max_lines is not None:
+                    end, found = _after_lines(stream, position, max_lines - lines, total)
+                else:
+                    assert max_bytes is not None
+                    end, found = _after_bytes(stream, position + max_bytes - size, total), 0
+                group.append(Span(path, position, end))
+                size, lines, position = size + end - position, lines + found, end
+                if lines == max_lines or (max_bytes is not None and size >= max_bytes):
+                    groups.append(group)
+                    group, size, lines = [], 0, 0
+    if group:
+        groups.append(group)
+    return groups
+
+
+def _after_bytes(stream: BinaryIO, target: int, total: int) -> int:
+    """The end of the line that holds byte ``target - 1``."""
+    if target >= total:
+        return total
+    stream.seek(target - 1)
+    position = target - 1
+    while block := stream.read(BLOCK):
+        found = block.find(b"\n")
+        if found >= 0:
+            return position + found + 1
+        position += len(block)
+    return total
+
+
+def _after_lines(stream: BinaryIO, start: int, wanted: int, total: int) -> tuple[int, int]:
+    """The end of the ``wanted``-th line from ``start`` (or the file's end) and the lines
+    before it; a last line without "\\n" counts."""
+    stream.seek(start)
+    position, found, last = start, 0, b"\n"
+    while block := stream.read(BLOCK):
+        newlines = block.count(b"\n")
+        if found + newlines >= wanted:
+            cut = -1
+            for _ in range(wanted - found):
+                cut = block.index(b"\n", cut + 1)
+            return position + cut + 1, wanted
+        found += newlines
+        position += len(block)
+        last = block[-1:]
+    return total, found + (last != b"\n")
+
+
+def read_lines(span: Span) -> Iterator[str]:
+    """The range's lines, decoded a block at a time (a block always ends at a line end)."""
+    with open(span.path, "rb") as stream:
+        stream.seek(span.start)
+        left, offset, carry = span.end - span.start, span.start, b""
+        while left > 0:
+            chunk = stream.read(min(BLOCK, left))
+            if not chunk:
+                raise ValueError(f"{span.path} changed while it was read: it is shorter now")
+            left -= len(chunk)
+            data = carry + chunk
+            cut = data.rfind(b"\n") + 1 if left > 0 else len(data)
+            if cut == 0:  # one long line: read on
+                carry = data
+                continue
+            data, carry = data[:cut], data[cut:]
+            yield from _lines(span.path, data, offset)
+            offset += len(data)
+
+
+def _lines(path: str, data: bytes, offset: int) -> list[str]:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        where = offset + error.start
+        raise ValueError(
+            f"{path} is not UTF-8 at line {_line_number(path, where)} (byte offset {where}: "
+            f"{error.reason}): convert it with iconv -t UTF-8"
+        ) from None
+    lines = text.split("\n")
+    if text.endswith("\n"):
+        lines.pop()
+    if offset == 0 and lines:
+        lines[0] = lines[0].removeprefix(BOM)
+    return [line.rstrip("\r") for line in lines]
+
+
+def _line_number(path: str, offset: int) -> int:
+    """The line that holds byte ``offset``: counted only when an error needs it."""
+    newlines = 0
+    with open(path, "rb") as stream:
+        while offset > 0 and (block := stream.read(min(BLOCK, offset))):
+            newlines += block.count(b"\n")
+            offset -= len(block)
+    return newlines + 1

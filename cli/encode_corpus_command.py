@@ -1,0 +1,51 @@
+"""``brahmic-pua encode-corpus``: text files in, token-id shards out (see brahmic_pua.shards)."""
+
+from __future__ import annotations
+
+import click
+
+from brahmic_pua.shards import DEFAULT_SHARD_BYTES, encode_corpus
+from brahmic_pua.trainer.engine import ENGINES
+
+
+@click.command("encode-corpus")
+@click.option(
+    "--model", "model_path", required=True, type=click.Path(exists=True, dir_okay=False),
+    help="A .model file.",
+)  # fmt: skip
+@click.option(
+    "--output", required=True, type=click.Path(file_okay=False),
+    help="Directory for the shards and index.json (created; rerun to resume).",
+)  # fmt: skip
+@click.argument("inputs", nargs=-1, required=True)
+@click.option(
+    "--shard-bytes", type=click.IntRange(min=1), default=None,
+    help=f"Input text per shard, cut at a line end [default: {DEFAULT_SHARD_BYTES}].",
+)  # fmt: skip
+@click.option("--shard-lines", type=click.IntRange(min=1), default=None, help="Lines per shard.")
+@click.option("--engine", type=click.Choice(ENGINES), default="local", show_default=True)
+@click.option(
+    "--workers", type=click.IntRange(min=1), default=1, show_default=True,
+    help="Processes (local) or Ray actors (ray), each encoding one shard at a time.",
+)  # fmt: skip
+@click.option(
+    "--ray-address", default=None,
+    help="A running Ray cluster (e.g. ray://head:10001); default: a local one.",
+)  # fmt: skip
+@click.option("--quiet", "-q", is_flag=True, help="No progress line on stderr.")
+def encode_corpus_command(
+    model_path: str, output: str, inputs: tuple[str, ...], shard_bytes: int | None,
+    shard_lines: int | None, engine: str, workers: int, ray_address: str | None, quiet: bool,
+) -> None:  # fmt: skip
+    """Encode FILE… (files or quoted globs) into .npy id shards: each line's ids, then eos."""
+    if shard_bytes is not None and shard_lines is not None:
+        raise click.UsageError("give --shard-bytes or --shard-lines, not both")
+    index = encode_corpus(
+        model_path, inputs, output, shard_bytes=shard_bytes, shard_lines=shard_lines,
+        engine=engine, workers=workers, ray_address=ray_address, progress=not quiet,
+    )  # fmt: skip
+    click.echo(
+        f"wrote {len(index['shards'])} shards, {index['tokens']:,} tokens "
+        f"({index['dtype']}) of {index['lines']:,} lines to {output}",
+        err=True,
+    )
