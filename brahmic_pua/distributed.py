@@ -16,6 +16,7 @@ import importlib
 import logging
 import os
 import signal
+import socket
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -53,6 +54,8 @@ def ray_session(address: str | None = None, num_cpus: int | None = None) -> Iter
     if ray.is_initialized():
         yield ray
         return
+    if address:
+        _check_reachable(address)
     terminate = signal.getsignal(signal.SIGTERM)
     ray.init(
         address=address,
@@ -69,6 +72,19 @@ def ray_session(address: str | None = None, num_cpus: int | None = None) -> Iter
         yield ray
     finally:
         ray.shutdown()
+
+
+def _check_reachable(address: str) -> None:
+    """A cluster that does not answer is one line at once (Ray would retry for minutes);
+    "auto" and other non host:port addresses are left to Ray."""
+    host, colon, port = address.removeprefix("ray://").rpartition(":")
+    if not colon or not port.isdigit():
+        return
+    try:
+        socket.create_connection((host, int(port)), timeout=10).close()
+    except OSError as error:
+        reason = error.strerror or type(error).__name__
+        raise ValueError(f"cannot reach the Ray cluster at {address}: {reason}") from None
 
 
 def _result(ray: Any, ref: Any) -> Any:
