@@ -11,12 +11,16 @@ character. Together these give every spelling: a string's pieces decompose to on
 from __future__ import annotations
 
 import unicodedata
+from collections import Counter
 from collections.abc import Iterator
 from functools import cache, lru_cache
-from itertools import pairwise, permutations
+from itertools import pairwise
+from math import factorial
 
 MAX_RUN = 6  # marks in one run reordered exhaustively (6! = 720 orders); longer runs keep theirs
 MAX_SPELLINGS = 256  # per text: stacked marks multiply, the common spellings come first
+HANGUL_FIRST, HANGUL_LAST = "\uac00", "\ud7a3"
+_JAMO_T = 28  # trailing consonants per leading consonant + vowel, "none" included
 
 
 @cache
@@ -44,6 +48,8 @@ def decomposing_characters() -> Iterator[str]:
 def spellings(text: str) -> tuple[str, ...]:
     """Canonically equivalent spellings of ``text`` (``text`` itself first), at most
     ``MAX_SPELLINGS``, in a fixed order."""
+    if len(text) == 1 and HANGUL_FIRST <= text <= HANGUL_LAST:
+        return _hangul(text)
     if alone(text):
         return (text,)
     seen = dict.fromkeys([text])
@@ -53,6 +59,41 @@ def spellings(text: str) -> tuple[str, ...]:
             if len(seen) >= MAX_SPELLINGS:
                 return tuple(seen)
     return tuple(seen)
+
+
+def _hangul(syllable: str) -> tuple[str, ...]:
+    """What the general spelling gives for one Hangul syllable (11,172 of the characters that
+    decompose, at a tenth of the cost): the syllable, its jamo, and for a syllable with a
+    trailing consonant also the syllable without it + that consonant."""
+    jamo = unicodedata.normalize("NFD", syllable)
+    if len(jamo) == 2:
+        return (syllable, jamo)
+    index = ord(syllable) - ord(HANGUL_FIRST)
+    return (syllable, jamo, chr(ord(syllable) - index % _JAMO_T) + jamo[2])
+
+
+def spelling_floor(text: str) -> int:
+    """A lower bound of ``len(spellings(text))``, found without spelling anything: each order
+    of the marks gives at least one spelling of its own."""
+    if alone(text):
+        return 1
+    count = 1
+    for run in _runs(unicodedata.normalize("NFD", text)):
+        count *= _run_order_count(run)
+        if count >= MAX_SPELLINGS:
+            return MAX_SPELLINGS
+    return count
+
+
+def _runs(decomposed: str) -> Iterator[tuple[str, ...]]:
+    """The runs of combining marks in ``decomposed``."""
+    run: list[str] = []
+    for ch in (*decomposed, ""):
+        if ch and unicodedata.combining(ch):
+            run.append(ch)
+        elif run:
+            yield tuple(run)
+            run = []
 
 
 @cache
@@ -79,7 +120,7 @@ def _orders(decomposed: str) -> Iterator[str]:
             run.append(ch)
             continue
         if run:
-            parts = [[*p, r] for p in parts for r in _run_orders(run)]
+            parts = [[*p, r] for p in parts for r in _run_orders(tuple(run))]
             run = []
         if ch:
             parts = [[*p, ch] for p in parts]
@@ -87,33 +128,88 @@ def _orders(decomposed: str) -> Iterator[str]:
         yield "".join(p)
 
 
-def _run_orders(run: list[str]) -> list[str]:
-    if len(run) > MAX_RUN:
-        return ["".join(run)]
+@lru_cache(maxsize=1 << 12)
+def _run_orders(run: tuple[str, ...]) -> tuple[str, ...]:
+    """The orders of one run of marks that canonical ordering (a stable sort by combining
+    class) maps back to it: the interleavings that keep the order of the marks of each class,
+    in the order ``itertools.permutations(run)`` meets them, ``run`` itself first."""
     canonical = "".join(run)
+    if len(run) > MAX_RUN:
+        return (canonical,)
+    classes = [unicodedata.combining(ch) for ch in run]
+    of_class = {k: [ch for ch, c in zip(run, classes, strict=True) if c == k] for k in classes}
+    taken = dict.fromkeys(classes, 0)
     orders = dict.fromkeys([canonical])
-    for perm in permutations(run):
-        candidate = "".join(perm)
-        if unicodedata.normalize("NFD", candidate) == canonical:
-            orders.setdefault(candidate)
-    return list(orders)
+
+    def walk(prefix: str, unused: list[int]) -> None:
+        if not unused:
+            orders.setdefault(prefix)
+        for i in unused:  # ascending, as permutations() takes them
+            k = classes[i]
+            if run[i] == of_class[k][taken[k]]:
+                taken[k] += 1
+                walk(prefix + run[i], [j for j in unused if j != i])
+                taken[k] -= 1
+
+    walk("", list(range(len(run))))
+    return tuple(orders)
+
+
+@lru_cache(maxsize=1 << 12)
+def _run_order_count(run: tuple[str, ...]) -> int:
+    """``len(_run_orders(run))`` without listing them: the ways to interleave the classes."""
+    if len(run) > MAX_RUN:
+        return 1
+    count = factorial(len(run))
+    for size in Counter(unicodedata.combining(ch) for ch in run).values():
+        count //= factorial(size)
+    return count
 
 
 @cache
-def _longest_decomposition() -> int:
+def longest_decomposition() -> int:
+    """Characters in the longest full canonical decomposition."""
     return max(map(len, composites()))
+
+
+@cache
+def _starts() -> frozenset[str]:
+    """First characters of the decompositions: only there can a piece be written otherwise."""
+    return frozenset(key[0] for key in composites())
 
 
 def _compositions(order: str) -> list[str]:
     """``order`` with every choice of contiguous pieces written precomposed (built from the
-    end: the spellings of each tail, extended by every way to write the piece before it)."""
+    end: the spellings of each tail, extended by every way to write the piece before it).
+
+    Only a position holding a character of :func:`_starts` branches; the text up to the next
+    such position is carried along as it is.
+    """
     table = composites()
-    longest = _longest_decomposition()
+    starts = _starts()
+    longest = longest_decomposition()
     size = len(order)
-    tails: list[list[str]] = [[] for _ in range(size)] + [[""]]
+    nearest = [size] * (size + 1)  # the first branching position at or after each
+    for j in range(size - 1, -1, -1):
+        nearest[j] = j if order[j] in starts else nearest[j + 1]
+    if nearest[0] == size:
+        return [order]
+    tails: dict[int, list[str]] = {size: [""]}  # spellings of order[j:] at branching j
+
+    def tail(i: int) -> list[str]:
+        """Spellings of ``order[i:]``."""
+        j = nearest[i]
+        return [order[i:j] + rest for rest in tails[j]] if j > i else tails[j]
+
     for i in range(size - 1, -1, -1):
+        if nearest[i] != i:
+            continue
+        spelled: list[str] = []
         for k in range(1, min(longest, size - i) + 1):
             piece = order[i : i + k]
             heads = (piece, *table.get(piece, ())) if k == 1 else table.get(piece, ())
-            tails[i] += [head + rest for head in heads for rest in tails[i + k]]
-    return tails[0]
+            if heads:
+                rests = tail(i + k)
+                spelled += [head + rest for head in heads for rest in rests]
+        tails[i] = spelled
+    return tail(0)

@@ -36,24 +36,66 @@ class CorpusCounts:
 
 
 def count_corpus(texts: Iterable[str], policy: str) -> CorpusCounts:
-    """Cluster and character frequencies; pieces repeat, so each distinct piece is done once."""
+    """Cluster and character frequencies.
+
+    Words repeat, so each distinct word is segmented once. Every policy but grapheme has a
+    cluster boundary around each space (a cluster holding one is that space alone), so a text's
+    clusters are its words' clusters and its spaces. Words of equal count are segmented
+    together, joined by spaces that are counted out again.
+    """
     pattern = lookup_pattern(policy)
-    pieces: Counter[str] = Counter()
+    words: Counter[str] = Counter()
     counts = CorpusCounts()
+    spaces = 0
     for number, text in enumerate(texts, 1):
         try:
             check_no_surrogates(text)
         except ValueError as error:
             raise ValueError(f"text {number}: {error}") from None
-        split = split_pieces(text, policy)
-        if split is None:
+        if policy == "grapheme":
             counts.clusters.update(pattern.findall(text))
             counts.characters.update(text)
         else:
-            pieces.update(split)
+            split = text.split(" ")
+            spaces += len(split) - 1
+            words.update(split)
+    by_count: dict[int, list[str]] = {}
+    for word, n in words.items():
+        by_count.setdefault(n, []).append(word)
+    pieces: Counter[str] = Counter()
+    for n, group in by_count.items():
+        joined = " ".join(group)
+        cut = split_pieces(joined, policy)
+        if cut is None:  # every sentinel occurs in the text: count it whole
+            _add(counts, Counter({joined: 1}), n, pattern)
+        else:
+            for piece, k in Counter(cut).items():
+                pieces[piece] += k * n
+    _add(counts, pieces, 1, pattern)
+    if policy != "grapheme":  # the joins' spaces out, the text's in
+        joins = sum(n * (len(group) - 1) for n, group in by_count.items())
+        _respace(counts.characters, joins, spaces)
+        if pattern.fullmatch(" "):
+            _respace(counts.clusters, joins, spaces)
+    return counts
+
+
+def _respace(counter: Counter[str], joins: int, spaces: int) -> None:
+    """``counter`` with ``joins`` spaces taken out and ``spaces`` put in."""
+    counter[" "] += spaces - joins
+    if not counter[" "]:
+        del counter[" "]
+
+
+def _add(
+    counts: CorpusCounts,
+    pieces: Counter[str],
+    weight: int,
+    pattern: re.Pattern[str] | regex.Pattern[str],
+) -> None:
+    """Add ``weight`` times the clusters and characters of every piece, with its count."""
     for piece, n in pieces.items():
         for cluster in pattern.findall(piece):
-            counts.clusters[cluster] += n
+            counts.clusters[cluster] += n * weight
         for ch, k in Counter(piece).items():
-            counts.characters[ch] += k * n
-    return counts
+            counts.characters[ch] += k * n * weight

@@ -13,8 +13,10 @@ make of its NFC form, so stock spm gives brahmic_pua's ids on text that is not N
 
 from __future__ import annotations
 
+import heapq
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Iterator
+from collections.abc import Set as AbstractSet
 from functools import cache
 
 from brahmic_pua.codec import PUACodec, cluster_script
@@ -23,7 +25,15 @@ from brahmic_pua.folding import ZWJ, fold
 from brahmic_pua.normalize import Normalizer
 from brahmic_pua.orthography.classify import indic_category, script_characters
 from brahmic_pua.segment import segment
-from brahmic_pua.spellings import alone, composites, decomposing_characters, spellings
+from brahmic_pua.spellings import (
+    MAX_SPELLINGS,
+    alone,
+    composites,
+    decomposing_characters,
+    longest_decomposition,
+    spelling_floor,
+    spellings,
+)
 
 #: spm's rule compiler refuses a source with this many sources among its prefixes
 #: ("number of shared prefix must be less than 32").
@@ -64,11 +74,20 @@ def normalizer_rules(codec: PUACodec, n: Normalizer) -> list[tuple[str, str]]:
         wanted += [ZWJ, *(text for source in [*rules, *folded] for text in _with_zwj(source))]
     extra: dict[str, str] = {}
     for text in wanted:
+        # N begins with NFC, so every spelling of a text has the N (and the rule) of the text.
+        normal = target = None
         for spelled in spellings(text):
-            if spelled not in rules and spelled not in extra and n(spelled) != spelled:
-                extra[spelled] = fold(n(spelled), rules, longest)
+            if spelled in rules or spelled in extra:
+                continue
+            normal = n(text) if normal is None else normal
+            if normal != spelled:
+                target = fold(normal, rules, longest) if target is None else target
+                extra[spelled] = target
+    sources = rules.keys() | extra.keys()
     kept = [
-        (s, t) for s, t in extra.items() if _shared_prefixes(s, rules, extra) < MAX_SHARED_PREFIXES
+        (s, t)
+        for s, t in extra.items()  # a source has at most as many prefixes as characters
+        if len(s) < MAX_SHARED_PREFIXES or _shared_prefixes(s, sources) < MAX_SHARED_PREFIXES
     ]
     return list(rules.items()) + kept
 
@@ -108,18 +127,30 @@ def _followed_by_marks(clusters: list[str]) -> list[str]:
         step = {
             _nfc(text + mark): None
             for text in frontier
-            for mark in _reordering_marks(cluster_script(text))
-            if _interacts(text, mark)
+            for mark in _interacting(text, _reordering_marks(cluster_script(text)))
         }
         # Cheapest first, so that one script's many stacked marks cannot starve the others.
-        frontier = sorted((t for t in step if t not in found), key=lambda t: len(spellings(t)))
-        for text in frontier:
+        frontier = []
+        for text in _cheapest_first([t for t in step if t not in found]):
             budget -= len(spellings(text))
             if budget < 0:
                 break
             found[text] = None
-        frontier = [text for text in frontier if text in found]
+            frontier.append(text)
     return list(found)
+
+
+def _cheapest_first(texts: list[str]) -> Iterator[str]:
+    """``texts`` in the order of ``sorted(texts, key=lambda t: len(spellings(t)))``, spelling
+    a text only once every text before it in that order is known: a text is yielded when its
+    count is below every unspelled text's :func:`spelling_floor` (ties: the earlier text)."""
+    floors = sorted((spelling_floor(text), i) for i, text in enumerate(texts))
+    known: list[tuple[int, int]] = []
+    for bound in [*floors, (MAX_SPELLINGS + 1, len(texts))]:
+        while known and known[0] < bound:
+            yield texts[heapq.heappop(known)[1]]
+        if bound[1] < len(texts):
+            heapq.heappush(known, (len(spellings(texts[bound[1]])), bound[1]))
 
 
 @cache
@@ -128,7 +159,7 @@ def _reordering_marks(script: str | None) -> tuple[str, ...]:
     (canonical ordering moves them) but not Vedic cantillation marks (18 of them in Devanagari
     would add 50,000 rules), and those that end a precomposed character (Bengali ৗ of ৌ)."""
     chars = script_characters(script) if script else []
-    ending = {ch for key in composites() for ch in key[1:]}
+    ending = _ending_characters()
     return tuple(
         ch
         for ch in chars
@@ -136,19 +167,32 @@ def _reordering_marks(script: str | None) -> tuple[str, ...]:
     )
 
 
-def _interacts(cluster: str, mark: str) -> bool:
-    """True when N can move ``mark`` into ``cluster`` (the marks ending it have another
-    combining class) or compose it with something there (ফ + ় is U+095E, which NFC itself
-    never writes, but text does)."""
+@cache
+def _ending_characters() -> frozenset[str]:
+    """Characters that follow the first in some character's decomposition."""
+    return frozenset(ch for key in composites() for ch in key[1:])
+
+
+def _interacting(cluster: str, marks: tuple[str, ...]) -> list[str]:
+    """The marks N can move into ``cluster`` (the marks ending it have another combining
+    class) or compose with something there (ফ + ় is U+095E, which NFC itself never writes,
+    but text does)."""
     decomposed = unicodedata.normalize("NFD", cluster)
     end = len(decomposed)
     while end and unicodedata.combining(decomposed[end - 1]):
         end -= 1
-    own = unicodedata.combining(mark)
-    moves = any(unicodedata.combining(x) != own for x in decomposed[end:])
+    classes = {unicodedata.combining(x) for x in decomposed[end:]}
     table = composites()
-    composes = any(decomposed[i:] + mark in table for i in range(len(decomposed)))
-    return moves or composes or not _is_nfc(cluster + mark)
+    # only an ending shorter than the longest decomposition can compose with one more mark
+    first = max(0, len(decomposed) - longest_decomposition() + 1)
+    endings = [decomposed[i:] for i in range(first, len(decomposed))]
+    return [
+        mark
+        for mark in marks
+        if classes - {unicodedata.combining(mark)}
+        or any(ending + mark in table for ending in endings)
+        or not _is_nfc(cluster + mark)
+    ]
 
 
 def _nfc(text: str) -> str:
@@ -159,9 +203,9 @@ def _is_nfc(text: str) -> bool:
     return unicodedata.is_normalized("NFC", text)
 
 
-def _shared_prefixes(source: str, *tables: Mapping[str, str]) -> int:
-    """Sources among ``tables`` that are prefixes of ``source`` (itself included)."""
-    return sum(1 for k in range(1, len(source) + 1) if any(source[:k] in t for t in tables))
+def _shared_prefixes(source: str, sources: AbstractSet[str]) -> int:
+    """Members of ``sources`` that are prefixes of ``source`` (itself included)."""
+    return sum(source[:k] in sources for k in range(1, len(source) + 1))
 
 
 def rule_files(codec: PUACodec, n: Normalizer) -> tuple[str, str]:

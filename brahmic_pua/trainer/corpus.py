@@ -73,18 +73,23 @@ class Corpus:
             spill = os.fdopen(handle, "w", encoding="utf-8", newline="")
         try:
             for line in self._raw_lines():
-                try:
-                    check_no_surrogates(line)
-                except ValueError as error:
-                    raise ValueError(f"line {stats.lines + 1}: {error}") from None
                 text = self.normalize(line)
-                size = len(text.encode("utf-8"))
+                try:
+                    size = len(text.encode("utf-8"))
+                except UnicodeEncodeError:  # a lone surrogate (N keeps it): name it
+                    try:
+                        check_no_surrogates(line)
+                    except ValueError as error:
+                        raise ValueError(f"line {stats.lines + 1}: {error}") from None
+                    raise
                 stats.lines += 1
                 stats.bytes += size + 1
-                stats.longest_line_bytes = max(stats.longest_line_bytes, size)
-                stats.lines_with_block += BLOCK in text
+                if size > stats.longest_line_bytes:
+                    stats.longest_line_bytes = size
+                if BLOCK in text:
+                    stats.lines_with_block += 1
                 if spill is not None:  # length-prefixed: a line keeps its CR and inner LF
-                    spill.write(f"{len(text)}:{text}")
+                    spill.write(f"{len(text)}\n{text}")
                 shown.update(stats)
                 yield text
         finally:
@@ -119,12 +124,7 @@ class Corpus:
                 yield self.normalize(line)
             return
         with open(self._spill, encoding="utf-8", newline="") as stream:
-            while True:
-                head = ""
-                while (ch := stream.read(1)) not in (":", ""):
-                    head += ch
-                if not head:
-                    return
+            while head := stream.readline():
                 yield stream.read(int(head))
 
     def close(self) -> None:

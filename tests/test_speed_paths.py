@@ -1,0 +1,134 @@
+"""The fast paths of training (issue #11 item 3) give exactly what the plain algorithms in
+speed_reference.py give: cluster counts word by word, spellings without listing what is not
+needed, the cheapest-first order of cluster + mark texts, the normalizer rules, and a model
+trained with them (byte for byte)."""
+
+from __future__ import annotations
+
+import unicodedata
+from pathlib import Path
+
+import pytest
+import speed_reference as reference
+from conftest import read
+from hypothesis import given
+from hypothesis import strategies as st
+from strategies import ALPHABET, nasty_texts, texts
+
+from brahmic_pua.codec import PUACodec
+from brahmic_pua.codec.counting import count_corpus
+from brahmic_pua.model import rules
+from brahmic_pua.normalize import normalizer
+from brahmic_pua.spellings import (
+    _run_order_count,
+    _run_orders,
+    composites,
+    decomposing_characters,
+    spelling_floor,
+    spellings,
+)
+from brahmic_pua.trainer import train_model
+
+POLICIES = ("fixtoken", "akshara", "syllable", "grapheme")
+
+
+def _lines(name: str, count: int) -> list[str]:
+    return read(name).splitlines()[:count]
+
+
+# -- counting -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_counts_equal_a_count_of_every_whole_text(policy: str) -> None:
+    lines = (
+        _lines("te.train.txt", 1500) + _lines("hi.sample.txt", 500) + _lines("ml.sample.txt", 99)
+    )
+    every_sentinel = "".join(map(chr, range(0xFDD0, 0xFDF0)))
+    lines += ["", " ", "  a  ", "క  ా ", "\t కా\u2581 \ue001", every_sentinel + " కా కా"]
+    fast, plain = count_corpus(lines, policy), reference.count_corpus(lines, policy)
+    assert fast.clusters == plain.clusters and fast.characters == plain.characters
+    assert set(fast.clusters) == set(plain.clusters)  # no key with a zero count
+    assert set(fast.characters) == set(plain.characters)
+
+
+@given(lines=st.lists(st.one_of(nasty_texts, st.text(st.sampled_from(ALPHABET + "  ")))))
+def test_counts_equal_on_any_text(lines: list[str]) -> None:
+    for policy in POLICIES:
+        fast, plain = count_corpus(lines, policy), reference.count_corpus(lines, policy)
+        assert (fast.clusters, fast.characters) == (plain.clusters, plain.characters)
+        assert (set(fast.clusters), set(fast.characters)) == (
+            set(plain.clusters),
+            set(plain.characters),
+        )
+
+
+# -- spellings ----------------------------------------------------------------------------------
+
+
+MARKS = [ch for ch in ALPHABET if unicodedata.combining(ch)] + [
+    chr(cp) for cp in (0x0300, 0x0301, 0x0323, 0x0328, 0x0331, 0x05B0, 0x0591, 0x0F71, 0x0F74)
+]
+
+
+@given(st.lists(st.sampled_from(MARKS), min_size=1, max_size=8))
+def test_run_orders_are_the_permutations_nfd_maps_back(marks: list[str]) -> None:
+    run = tuple(unicodedata.normalize("NFD", "".join(marks)))
+    assert _run_orders(run) == tuple(reference.run_orders(list(run)))
+    assert _run_order_count(run) == len(_run_orders(run))
+
+
+@given(
+    st.one_of(
+        texts,
+        st.text(st.sampled_from(ALPHABET + "".join(MARKS)), max_size=8),
+        st.lists(st.sampled_from(sorted(composites())), max_size=3).map("".join),
+    )
+)
+def test_spellings_equal_the_plain_algorithm(text: str) -> None:
+    assert spellings(text) == reference.spellings(text)
+    assert spelling_floor(text) <= len(spellings(text))
+
+
+def test_every_decomposing_character_is_spelled_as_before() -> None:
+    """Hangul syllables take a shortcut; the other characters the general path."""
+    for ch in decomposing_characters():
+        assert spellings(ch) == reference.spellings(ch), ch
+
+
+@given(st.lists(texts, max_size=30))
+def test_cheapest_first_is_the_sorted_order(candidates: list[str]) -> None:
+    order = sorted(candidates, key=lambda t: len(spellings(t)))
+    assert list(rules._cheapest_first(candidates)) == order
+
+
+# -- rules and models ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def codec() -> PUACodec:
+    lines = _lines("te.train.txt", 800) + _lines("ne.train.txt", 200) + _lines("bn.sample.txt", 200)
+    return PUACodec.build(lines, policy="akshara")
+
+
+@pytest.mark.parametrize("mode", ["nfc", "nepali-lm"])
+def test_normalizer_rules_equal_the_plain_algorithm(codec: PUACodec, mode: str) -> None:
+    n = normalizer(mode)
+    assert rules.normalizer_rules(codec, n) == reference.normalizer_rules(codec, n)
+
+
+@pytest.mark.parametrize("model_type", ["bpe", "unigram"])
+def test_model_is_byte_identical_to_the_plain_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, model_type: str
+) -> None:
+    lines = _lines("te.train.txt", 2000) + _lines("hi.sample.txt", 400)
+    options = {"vocab_size": 1200, "model_type": model_type, "num_threads": 1}
+    for path in ("fast", "plain"):  # the same file name: the model records it
+        if path == "plain":
+            monkeypatch.setattr(rules, "normalizer_rules", reference.normalizer_rules)
+        prefix = tmp_path / path / "m"
+        prefix.parent.mkdir()
+        train_model(sentence_iterator=iter(lines), model_prefix=str(prefix), **options)
+    for suffix in (".model", ".vocab"):
+        fast = (tmp_path / "fast" / f"m{suffix}").read_bytes()
+        assert fast == (tmp_path / "plain" / f"m{suffix}").read_bytes()
