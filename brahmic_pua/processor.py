@@ -22,6 +22,7 @@ import sentencepiece as stock
 
 from brahmic_pua.codec import PUACodec
 from brahmic_pua.entropy import segmentation_entropy
+from brahmic_pua.model.decoding import PlainDecoder
 from brahmic_pua.model.manifest import Manifest, ModelFileError, extract
 from brahmic_pua.model.pieces import display, display_vocabulary, model_text
 from brahmic_pua.model.proto import model_type, parse_model
@@ -169,6 +170,7 @@ class SentencePieceProcessor:
         self._normalization = None if normalization is None else check_mode(normalization)
         self._sp: Any = None
         self._shown: _Shown | None = None
+        self._plain: PlainDecoder | None = None
         self.manifest: Manifest | None = None
         if model_file or model_proto:
             self.load(model_file=model_file, model_proto=model_proto)
@@ -236,7 +238,7 @@ class SentencePieceProcessor:
         if manifest is not None:
             model = [processor.id_to_piece(i) for i in range(processor.get_piece_size())]
             shown = _Shown(model, manifest.codec, parse_model(data).trainer_spec.byte_fallback)
-        self._sp, self._shown, self.manifest = processor, shown, manifest
+        self._sp, self._shown, self.manifest, self._plain = processor, shown, manifest, None
         return True
 
     Load = load
@@ -526,6 +528,12 @@ class SentencePieceProcessor:
                 raise ValueError("a brahmic_pua model decodes to str or bytes only")
             if _holds_pieces(input):
                 input = self._shown.to_model_pieces(input)
+            elif (plain := self._plain_decoder()).takes(input):  # the same text, one pass
+                return self._checked(
+                    plain.decode, input, fallback=processor.decode, return_type=return_type,
+                    out_type=out_type, num_threads=num_threads, thread_pool=thread_pool,
+                    return_bytes=return_bytes,
+                )  # fmt: skip
         return self._checked(
             processor.decode, input, return_type=return_type, out_type=out_type,
             num_threads=num_threads, thread_pool=thread_pool, return_bytes=return_bytes,
@@ -553,6 +561,14 @@ class SentencePieceProcessor:
         """A decoder for ids as a model generates them: ``feed`` returns text only where a
         cluster ends, ``flush`` the rest (``brahmic_pua.stream``)."""
         return StreamDecoder(self, policy)
+
+    def _plain_decoder(self) -> PlainDecoder:
+        """The model with pieces as text (``brahmic_pua.model.decoding``), built once."""
+        if self._plain is None:
+            assert self.manifest is not None
+            data = self.serialized_model_proto()
+            self._plain = PlainDecoder(data, self.manifest.codec, self._sp, self._options)
+        return self._plain
 
     def _checked(self, method: Callable[..., Any], ids: Any, **options: Any) -> Any:
         """Call stock; its out-of-range IndexError, reworded to name the id."""
