@@ -33,6 +33,7 @@ from brahmic_pua import (
 from brahmic_pua.atomic import atomic_output
 from brahmic_pua.normalize import MODES, normalizer
 from brahmic_pua.trainer import train_model
+from brahmic_pua.trainer.engine import ENGINES
 
 from .audit_command import audit_command
 from .encode_corpus_command import encode_corpus_command
@@ -335,16 +336,20 @@ def _model_prefix(ctx: click.Context, param: click.Parameter, value: str) -> str
     "--normalization", type=click.Choice(MODES), default="nfc", show_default=True,
     help="N applied before segmentation (nepali-lm folds spelling variants and drops ZWJ).",
 )  # fmt: skip
+@click.option(
+    "--engine", type=click.Choice(ENGINES), default="local", show_default=True,
+    help="Count clusters here or on Ray (--ray_address=ADDR, else a local cluster); same model.",
+)  # fmt: skip
 @click.pass_context
 def train_command(
     ctx: click.Context, inputs: tuple[str, ...], model_prefix: str, vocab_size: int,
-    model_type: str, policy: str, scripts: str | None, normalization: str,
+    model_type: str, policy: str, scripts: str | None, normalization: str, engine: str,
 ) -> None:  # fmt: skip
     """Train a SentencePiece model on clusters (spm_train's flags; others pass through)."""
     train_model(
         input=list(inputs), model_prefix=model_prefix, vocab_size=vocab_size,
         model_type=model_type, policy=policy, scripts=scripts, normalization=normalization,
-        progress=True, **_spm_flags(list(ctx.args)),
+        engine=engine, progress=True, **_spm_flags(list(ctx.args)),
     )  # fmt: skip
 
 

@@ -5,7 +5,9 @@ NFC applied by us; spm's own normalization replaced by the compiled codec rules;
 ``remove_extra_whitespaces=False`` (spm would collapse spaces); ``byte_fallback=True`` (no
 ⁇ for unseen characters, and orphan pieces are spelled in bytes); ``split_digits=True``;
 ``character_coverage`` planned from the corpus and the vocabulary size;
-``max_sentence_length`` sized to the longest line; spm's log quiet (``minloglevel=2``).
+``max_sentence_length`` sized to the longest line; spm's log quiet (``minloglevel=2``);
+``complete_word_starts=True`` (Unigram: little-used pieces swapped for the "▁" + piece word
+starts that PUA training loses, see trainer/word_starts.py).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from brahmic_pua.model.proto import model_pb2
 from brahmic_pua.normalize import MODES, check_mode
 from brahmic_pua.seeds import Seeds, load_seeds
 from brahmic_pua.segment import POLICIES
+from brahmic_pua.trainer.engine import check_engine
 
 DEFAULTS: dict[str, Any] = {
     "remove_extra_whitespaces": False,
@@ -29,7 +32,8 @@ DEFAULTS: dict[str, Any] = {
 }
 OURS = (
     "policy", "scripts", "normalization", "folding_rules", "progress", "filters", "seeds_strict",
-    "seeds_ambiguous", "nepali_seeds", "theta", "theta_per_million",
+    "seeds_ambiguous", "nepali_seeds", "theta", "theta_per_million", "engine", "ray_address",
+    "complete_word_starts",
 )  # fmt: skip
 MANAGED = ("normalization_rule_name", "normalization_rule_tsv", "denormalization_rule_tsv")
 UNSUPPORTED = ("input_format", "model_writer")
@@ -49,6 +53,9 @@ class TrainOptions:
     seeds: Seeds | None = None
     theta: float = DEFAULT_THETA
     theta_per_million: float | None = None
+    engine: str = "local"  # where clusters are counted: this process, or a Ray cluster
+    ray_address: str | None = None
+    complete_word_starts: bool = True
 
 
 def parse_flag_string(arg: str) -> dict[str, str]:
@@ -100,6 +107,7 @@ def build_options(arg: str | None, kwargs: Mapping[str, Any], progress: bool) ->
     folding = given.pop("folding_rules", None)
     options.folding_rules = None if folding is None else str(folding)
     options.progress = bool(given.pop("progress", progress))
+    options.complete_word_starts = spm_bool(given.pop("complete_word_starts", True))
     _nepbpe_options(options, given)
     options.sentence_iterator = given.pop("sentence_iterator", None)
     given.pop("input_format", None)
@@ -109,6 +117,11 @@ def build_options(arg: str | None, kwargs: Mapping[str, Any], progress: bool) ->
         options.inputs = [p.strip() for name in names for p in str(name).split(",") if p.strip()]
     if bool(options.inputs) == (options.sentence_iterator is not None):
         raise ValueError("give exactly one of input=<files> or sentence_iterator=<iterable>")
+    options.engine = check_engine(str(given.pop("engine", "local")), bool(options.inputs))
+    address = given.pop("ray_address", None)
+    if address is not None and options.engine != "ray":
+        raise ValueError("ray_address is for engine=ray")
+    options.ray_address = None if address is None else str(address)
     options.spm.update(check_values(given))
     if not str(options.spm.get("model_prefix", "")).strip() or str(
         options.spm["model_prefix"]

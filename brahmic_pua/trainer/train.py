@@ -13,6 +13,7 @@ import tempfile
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,6 @@ import sentencepiece as spm
 
 from brahmic_pua.atomic import check_writable, write_atomic_many
 from brahmic_pua.codec import PUACodec
-from brahmic_pua.codec.counting import count_corpus
 from brahmic_pua.filters import FilterReport, filter_model
 from brahmic_pua.folding import FoldingTable, read_table
 from brahmic_pua.model.compile import compile_rules
@@ -44,7 +44,9 @@ from brahmic_pua.trainer.alphabet import (
 )
 from brahmic_pua.trainer.checks import symbol_list, user_symbols, weakened_guarantees
 from brahmic_pua.trainer.corpus import BLOCK, Corpus
+from brahmic_pua.trainer.engine import count_clusters
 from brahmic_pua.trainer.options import TrainOptions, build_options, spm_bool
+from brahmic_pua.trainer.word_starts import complete_word_starts
 
 DEFAULT_MAX_SENTENCE_LENGTH = 4192
 ESCAPED_BLOCK = "\ue002"
@@ -63,6 +65,7 @@ class TrainReport:
     disabled_pieces: int
     warnings: tuple[str, ...] = ()
     filters: FilterReport | None = None
+    word_starts: int = 0  # Unigram pieces swapped for "▁" + a piece (trainer/word_starts.py)
 
     def summary(self) -> str:
         a = self.alphabet
@@ -82,6 +85,8 @@ class TrainReport:
                 f"{self.lines_with_block:,} lines contain U+2585, which spm drops: they were "
                 "trained with it escaped (encoding is unaffected)"
             )
+        if self.word_starts:
+            parts.append(f"{self.word_starts} little-used pieces swapped for word starts")
         if self.filters is not None:
             parts += self.filters.lines()
         return "; ".join(parts)
@@ -117,7 +122,9 @@ def train_model(arg: str | None = None, **kwargs: Any) -> TrainReport:
     n = normalizer(options.normalization, _folding(options))
     corpus = Corpus(options.inputs, options.sentence_iterator, n)
     try:
-        counts = count_corpus(corpus.scan(options.progress), options.policy)
+        counts = count_clusters(
+            corpus, options.policy, options.engine, options.progress, options.ray_address
+        )
         codec = PUACodec.from_counts(counts.clusters, options.policy, options.scripts)
         return _train(options, n, corpus, codec, counts.characters, warnings)
     finally:
@@ -175,11 +182,19 @@ def _train(
         derules.write_text(backward, encoding="utf-8")
         counter = {"too_long": 0}
 
-        # spm's own sampling differs from run to run; sample here, by a fixed seed, instead.
+        # spm's input_sentence_size, honoured here: a sample by a fixed seed (spm's own differs
+        # from run to run) or, with shuffle_input_sentence=false, the first lines, as in spm.
         sample = int(opts.pop("input_sentence_size", 0))
+        first = sample > 0 and not spm_bool(opts.get("shuffle_input_sentence", True))
+
+        def sampled() -> Iterator[str]:
+            return islice(corpus.lines(), sample) if first else corpus.lines(sample)
 
         def feed() -> Iterator[str]:
-            for line in corpus.lines(sample):
+            if stats.longest_line_bytes <= limit and not stats.lines_with_block:
+                yield from sampled()  # no line to count or escape
+                return
+            for line in sampled():
                 if len(line.encode("utf-8")) > limit:
                     counter["too_long"] += 1
                 yield line.replace(BLOCK, ESCAPED_BLOCK) if BLOCK in line else line
@@ -198,11 +213,12 @@ def _train(
         model = parse_model(Path(work, "model.model").read_bytes())
         codec = _drop_codes_without_piece(model, codec, n, work)
         disabled = _finish(model, codec, prefix)
+        starts = complete_word_starts(model, sampled()) if options.complete_word_starts else 0
         filtered = None
         if options.filters:
             filtered = filter_model(
                 model, options.filters, codec=codec, normalizer=n, seeds=options.seeds,
-                corpus=corpus.lines(sample), theta=options.theta,
+                corpus=sampled(), theta=options.theta,
                 theta_per_million=options.theta_per_million,
             )  # fmt: skip
         data = embed(model.SerializeToString(), Manifest(codec, n.mode, n.folding))
@@ -212,7 +228,7 @@ def _train(
         write_atomic_many({model_file: data, vocab_file: vocab.encode("utf-8")})
     report = TrainReport(
         model_file, vocab_file, stats.lines, len(codec), alphabet, limit, too_long,
-        stats.lines_with_block, disabled, tuple(warnings), filtered,
+        stats.lines_with_block, disabled, tuple(warnings), filtered, starts,
     )  # fmt: skip
     if options.progress or int(opts.get("minloglevel", 2)) < 2:
         print(report.summary(), file=sys.stderr)
