@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import warnings
 from pathlib import Path
 
 import pytest
@@ -24,6 +26,19 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers",
         "spm_patch: needs the binaries of patches/build.sh in BRAHMIC_SPM_BIN (else skips)",
     )
+
+
+def require_extra(module: str, extra: str, untested: str) -> None:
+    """Tests of an optional part: a visible skip (reason and a warning) where ``module`` is
+    missing, a failure under CI, which installs every extra and must not pass untested."""
+    if importlib.util.find_spec(module) is not None:
+        return
+    install = f"pip install -e '.[{extra}]'"
+    if os.environ.get("CI"):
+        pytest.fail(f"CI is set but {module} is not installed ({untested} untested): {install}")
+    reason = f"{module} is not installed (optional extra: {install})"
+    warnings.warn(f"{untested} not tested: {reason}", stacklevel=2)
+    pytest.skip(reason)
 
 
 def corpus_files() -> list[Path]:

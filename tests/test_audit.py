@@ -5,7 +5,6 @@ Hugging Face tokenizer.json files built here with ``tokenizers``."""
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -14,7 +13,7 @@ from typing import Any
 import pytest
 import sentencepiece
 from click.testing import CliRunner
-from conftest import CORPORA, TE
+from conftest import CORPORA, TE, require_extra
 
 from brahmic_pua import metrics
 from brahmic_pua.audit import (
@@ -34,13 +33,10 @@ HELD_OUT = 400
 
 
 def tokenizers_module() -> ModuleType:
-    """The optional tokenizers package; CI installs it, so only a local run may skip."""
-    try:
-        import tokenizers
-    except ImportError:
-        if os.environ.get("CI"):
-            raise
-        pytest.skip("tokenizers is not installed: pip install 'brahmic-pua[hf]'")
+    """The optional tokenizers package (the hf extra)."""
+    require_extra("tokenizers", "hf", "auditing a tokenizer.json")
+    import tokenizers
+
     return tokenizers
 
 

@@ -9,17 +9,14 @@ and so must fail. Ray starts once for the module (it takes seconds).
 
 from __future__ import annotations
 
-import importlib.util
 import logging
-import os
 import sys
-import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import read
+from conftest import read, require_extra
 
 from brahmic_pua import distributed
 from brahmic_pua.normalize import normalize
@@ -36,12 +33,7 @@ HINDI = read("hi.sample.txt").splitlines()[:1000]
 @pytest.fixture(scope="module")
 def ray() -> Iterator[Any]:
     """A local Ray cluster of 2 CPUs; a visible skip without Ray, a failure under CI."""
-    if importlib.util.find_spec("ray") is None:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI is set but ray is not installed: {INSTALL}")
-        reason = f"ray is not installed (optional extra: {INSTALL})"
-        warnings.warn(f"Ray engine not tested: {reason}", stacklevel=2)
-        pytest.skip(reason)
+    require_extra("ray", "distributed", "the Ray engine")
     import ray
 
     ray.init(num_cpus=2, include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False)

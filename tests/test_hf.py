@@ -8,21 +8,18 @@ must fail. The two import tests run either way.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import os
 import pickle
 import re
 import subprocess
 import sys
-import warnings
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
 import sentencepiece as stock
-from conftest import read
+from conftest import read, require_extra
 
 import brahmic_pua
 from brahmic_pua.demo import sample_lines
@@ -37,12 +34,7 @@ INSTALL = "pip install 'brahmic-pua[hf]'"
 @pytest.fixture(scope="session")  # set up before the session's models: a skip trains none
 def hf() -> ModuleType:
     """brahmic_pua.hf; a visible skip without transformers, a failure under CI."""
-    if importlib.util.find_spec("transformers") is None:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI is set but transformers is not installed: {INSTALL}")
-        reason = f"transformers is not installed (optional extra: {INSTALL})"
-        warnings.warn(f"Hugging Face tokenizer not tested: {reason}", stacklevel=2)
-        pytest.skip(reason)
+    require_extra("transformers", "hf", "the Hugging Face tokenizer")
     import brahmic_pua.hf
 
     return brahmic_pua.hf

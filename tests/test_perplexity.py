@@ -11,16 +11,15 @@ from __future__ import annotations
 import importlib.util
 import json
 import math
-import os
 import struct
 import subprocess
 import sys
 import unicodedata
-import warnings
 import zlib
 from pathlib import Path
 
 import pytest
+from conftest import require_extra
 
 from brahmic_pua.metrics import bits_per_byte, per_token_perplexity
 
@@ -41,16 +40,7 @@ from stats import (  # noqa: E402
 
 def need_torch() -> None:
     """Fail under CI, skip (visibly) elsewhere, when torch is not importable."""
-    if importlib.util.find_spec("torch") is not None:
-        return
-    if os.environ.get("CI"):
-        pytest.fail(
-            "CI is set but torch is not installed, so the perplexity smoke test cannot run: "
-            "install the experiment extra (pip install -e '.[experiment]', torch==2.13.0)"
-        )
-    reason = "torch is not installed (optional extra: pip install -e '.[experiment]')"
-    warnings.warn(f"perplexity experiment not run: {reason}", stacklevel=2)
-    pytest.skip(reason)
+    require_extra("torch", "experiment", "the perplexity experiment")
 
 
 def test_smoke_run(tmp_path: Path) -> None:
