@@ -34,6 +34,7 @@ from typing import Any
 
 from brahmic_pua.atomic import atomic_output, write_atomic
 from brahmic_pua.line_ranges import Span, expand_inputs, plan_spans, read_lines
+from brahmic_pua.model.manifest import ModelFileError
 from brahmic_pua.npy import DTYPES, HEADER_BYTES, dtype_for, header, id_array, write_ids
 from brahmic_pua.processor import SentencePieceProcessor
 from brahmic_pua.trainer.engine import ENGINES
@@ -133,7 +134,10 @@ def encode_corpus(
     # Absolute paths: Ray workers may run elsewhere, and the index says where each line was.
     files = [os.path.abspath(name) for name in expand_inputs(inputs)]
     data = _read_model(model)
-    processor = SentencePieceProcessor(model_proto=data)
+    try:
+        processor = SentencePieceProcessor(model_proto=data)
+    except ModelFileError as error:  # it names "model_proto"; the user gave a file
+        raise ModelFileError(f"{model}: {str(error).removeprefix('model_proto: ')}") from None
     eos = processor.eos_id()
     if eos < 0:
         raise ValueError(

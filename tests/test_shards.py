@@ -285,6 +285,15 @@ def test_bad_input_is_one_line_and_leaves_no_partial_file(
     assert left in ([], ["notes.txt"])
 
 
+def test_a_file_that_is_not_a_model_is_named(corpus: list[Path], tmp_path: Path) -> None:
+    bogus = tmp_path / "bogus.model"
+    bogus.write_bytes(b"x\n")
+    with pytest.raises(ValueError, match=r"^\S*bogus.model: not a SentencePiece model") as error:
+        encode_corpus(bogus, [str(corpus[0])], tmp_path / "out")
+    assert "\n" not in str(error.value)
+    assert not (tmp_path / "out").exists()
+
+
 def test_a_model_without_eos_is_refused(tmp_path: Path, corpus: list[Path]) -> None:
     prefix = tmp_path / "no_eos"
     train_model(

@@ -63,6 +63,7 @@ def _train(
         ({"user_defined_symbols": ["ా"]}, r"starts with the dependent mark U\+0C3E"),
         ({"user_defined_symbols": "్,x"}, r"starts with the dependent mark U\+0C4D"),
         ({"user_defined_symbols": ["a\ue010"]}, r"holds a Private Use Area character"),
+        ({"complete_word_starts": "maybe"}, r"complete_word_starts='maybe' is not true or false"),
     ],
 )
 def test_bad_options_fail_before_reading(

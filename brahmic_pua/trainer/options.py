@@ -107,7 +107,8 @@ def build_options(arg: str | None, kwargs: Mapping[str, Any], progress: bool) ->
     folding = given.pop("folding_rules", None)
     options.folding_rules = None if folding is None else str(folding)
     options.progress = bool(given.pop("progress", progress))
-    options.complete_word_starts = spm_bool(given.pop("complete_word_starts", True))
+    starts = given.pop("complete_word_starts", True)
+    options.complete_word_starts = _our_bool("complete_word_starts", starts)
     _nepbpe_options(options, given)
     options.sentence_iterator = given.pop("sentence_iterator", None)
     given.pop("input_format", None)
@@ -215,6 +216,15 @@ def spm_bool(value: Any) -> bool:
 
 
 __all__ = ["TrainOptions", "build_options", "parse_flag_string", "spm_bool"]
+
+
+def _our_bool(name: str, value: Any) -> bool:
+    """One of our boolean options, read as strictly as spm reads its own (a typo is an error,
+    not a silent true or false)."""
+    try:
+        return bool(_convert(_BOOL, value))
+    except ValueError:
+        raise ValueError(f"{name}={value!r} is not true or false") from None
 
 
 def _nepbpe_options(options: TrainOptions, given: dict[str, Any]) -> None:
