@@ -291,7 +291,10 @@ def _count(
 def audit_vocabulary(tokenizer: Any) -> dict[str, Any]:
     """The vocabulary's counts: ``size``, ``special`` (control, unknown and unused pieces) and
     ``scripts``: script row → ``pieces`` and each of :data:`FLAGS`."""
-    judged = _Judged(tokenizer)
+    return _vocabulary(_Judged(tokenizer))
+
+
+def _vocabulary(judged: _Judged) -> dict[str, Any]:
     usable = [i for i, row in enumerate(judged.rows) if row is not None]
     scripts = _count(
         [judged.rows[i] or "" for i in usable], [judged.flags[i] for i in usable], "pieces"
@@ -308,10 +311,13 @@ def _starts(tokenizer: Any, normalized: Sequence[str]) -> list[list[int]]:
 def audit_text(tokenizer: Any, texts: Sequence[str]) -> dict[str, Any]:
     """The same judgements on ``tokenizer``'s encodings of ``texts``: :data:`SUMMARY`'s
     metrics, and ``scripts``: script row → ``tokens`` and each of :data:`FLAGS`."""
+    return _text(tokenizer, _Judged(tokenizer), texts)
+
+
+def _text(tokenizer: Any, judged: _Judged, texts: Sequence[str]) -> dict[str, Any]:
     texts = list(texts)
     if not texts:
         raise ValueError("no text to audit")
-    judged = _Judged(tokenizer)
     rows = tokenizer.encode(texts)
     normalized = [expected_text(tokenizer, text) for text in texts]
     starts = _starts(tokenizer, normalized)
@@ -337,13 +343,14 @@ def audit(
     """The whole report, JSON-ready: the ``model``'s name and ``kind``, ``vocabulary``
     (:func:`audit_vocabulary`) and, with ``texts``, ``text`` (:func:`audit_text`, plus the
     ``files`` they came from)."""
+    judged = _Judged(tokenizer)  # every piece judged once, for both tables
     report: dict[str, Any] = {
         "model": model,
         "kind": kind_of(tokenizer),
-        "vocabulary": audit_vocabulary(tokenizer),
+        "vocabulary": _vocabulary(judged),
     }
     if texts is not None:
-        report["text"] = {"files": list(files)} | audit_text(tokenizer, texts)
+        report["text"] = {"files": list(files)} | _text(tokenizer, judged, texts)
     return report
 
 
