@@ -23,11 +23,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from brahmic_pua.codec.counting import CorpusCounts, count_corpus
+from brahmic_pua.codec.counting import CorpusCounts, batched, count_batches
 from brahmic_pua.line_ranges import Span, plan_spans, read_lines
 from brahmic_pua.normalize import Normalizer
 from brahmic_pua.processor import SentencePieceProcessor
-from brahmic_pua.trainer.corpus import BLOCK, CorpusStats, Progress
+from brahmic_pua.trainer.corpus import CorpusStats, Progress
 
 if TYPE_CHECKING:
     from brahmic_pua.shards import Record, ShardJob
@@ -159,18 +159,14 @@ def count_spans(
     :func:`count_corpus` make them for the whole corpus."""
     stats = CorpusStats()
 
-    def texts() -> Iterator[str]:
+    def batches() -> Iterator[list[str]]:
         for span in spans:
-            for line in read_lines(span):
-                text = normalize(line)
-                size = len(text.encode("utf-8"))
-                stats.lines += 1
-                stats.bytes += size + 1
-                stats.longest_line_bytes = max(stats.longest_line_bytes, size)
-                stats.lines_with_block += BLOCK in text
-                yield text
+            for raw in batched(read_lines(span)):
+                texts = normalize.lines(raw)
+                stats.add(texts)
+                yield texts
 
-    return count_corpus(texts(), policy), stats
+    return count_batches(batches(), policy), stats
 
 
 def count_on_ray(

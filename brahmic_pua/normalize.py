@@ -59,6 +59,17 @@ class Normalizer:
             text = unicodedata.normalize("NFC", self.folding.apply(text))
         return text
 
+    def lines(self, lines: list[str]) -> list[str]:
+        """N of each line. Under ``nfc`` one check covers the whole list: joined by U+000A, a
+        starter that composes with nothing, the lines are NFC exactly when each one is. Most
+        are, and a call per line costs more than the check; NFC of the joined lines would be
+        slow once any one is not, so then each line is normalized on its own."""
+        if not self.composes:
+            return lines
+        if self.mode == "nfc" and unicodedata.is_normalized("NFC", "\n".join(lines)):
+            return lines
+        return [self(line) for line in lines]
+
 
 @cache
 def normalizer(mode: str, folding: FoldingTable | None = None) -> Normalizer:

@@ -21,7 +21,7 @@ from conftest import read, require_extra
 from brahmic_pua import distributed
 from brahmic_pua.normalize import normalize
 from brahmic_pua.shards import encode_corpus
-from brahmic_pua.trainer import train as train_module
+from brahmic_pua.trainer import fit as fit_module
 from brahmic_pua.trainer import train_model
 from brahmic_pua.trainer.corpus import _file_lines
 
@@ -141,15 +141,19 @@ def test_input_sentence_size_is_honoured(
     """spm gets ``input_sentence_size`` lines: the first ones with shuffle_input_sentence=false
     (as spm takes them), else a sample in corpus order that is the same on every run."""
     fed: list[list[str]] = []
-    real = train_module.spm.SentencePieceTrainer.train
+    real = fit_module.spm.SentencePieceTrainer.train
 
     def recorded(**options: Any) -> None:
-        lines = list(options.pop("sentence_iterator"))
+        if "input" in options:  # spm's line file
+            lines = Path(options["input"]).read_text(encoding="utf-8").split("\n")[:-1]
+        else:
+            lines = list(options.pop("sentence_iterator"))
+            options["sentence_iterator"] = iter(lines)
         if Path(options["model_prefix"]).name == "model":  # not model.compile's one-line run
             fed.append(lines)
-        real(sentence_iterator=iter(lines), **options)
+        real(**options)
 
-    monkeypatch.setattr(train_module.spm.SentencePieceTrainer, "train", recorded)
+    monkeypatch.setattr(fit_module.spm.SentencePieceTrainer, "train", recorded)
     for _ in range(2):
         train_model(
             input=corpus, model_prefix=str(tmp_path / "m"), vocab_size=1500,

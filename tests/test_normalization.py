@@ -97,6 +97,15 @@ def test_every_mode_is_idempotent(mode: str, text: str) -> None:
     assert normalize(once, mode) == once
 
 
+@pytest.mark.parametrize("mode", MODES)
+@given(lines=st.lists(st.one_of(nasty_texts, nepali_texts, st.just("\u0301"), st.just("e\n"))))
+def test_lines_are_normalized_as_one_by_one(mode: str, lines: list[str]) -> None:
+    """The batch path (one NFC check over lines joined by line feeds) changes nothing: a line
+    that is a lone mark after a line ending in a letter, a line holding a line feed, NFD."""
+    n = normalizer(mode)
+    assert n.lines(lines) == [n(line) for line in lines]
+
+
 def test_zwj_goes_before_the_fold() -> None:
     """The seed's order (fold, then strip ZWJ) leaves सङ्‍ग for the next application."""
     assert normalize(f"सङ्{ZWJ}ग", "nepali-lm") == "संग"

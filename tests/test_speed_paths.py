@@ -6,6 +6,7 @@ trained with them (byte for byte)."""
 from __future__ import annotations
 
 import unicodedata
+from itertools import chain
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,7 @@ from hypothesis import strategies as st
 from strategies import ALPHABET, nasty_texts, texts
 
 from brahmic_pua.codec import PUACodec
-from brahmic_pua.codec.counting import count_corpus
+from brahmic_pua.codec.counting import batched, count_batches, count_corpus
 from brahmic_pua.model import rules
 from brahmic_pua.normalize import normalizer
 from brahmic_pua.spellings import (
@@ -27,7 +28,9 @@ from brahmic_pua.spellings import (
     spelling_floor,
     spellings,
 )
-from brahmic_pua.trainer import train_model
+from brahmic_pua.trainer import engine, train_model
+from brahmic_pua.trainer import fit as fit_module
+from brahmic_pua.trainer.corpus import Corpus
 
 POLICIES = ("fixtoken", "akshara", "syllable", "grapheme")
 
@@ -57,6 +60,8 @@ def test_counts_equal_on_any_text(lines: list[str]) -> None:
     for policy in POLICIES:
         fast, plain = count_corpus(lines, policy), reference.count_corpus(lines, policy)
         assert (fast.clusters, fast.characters) == (plain.clusters, plain.characters)
+        small = count_batches(batched(lines, 3), policy)  # texts joined across batches too
+        assert (small.clusters, small.characters) == (plain.clusters, plain.characters)
         assert (set(fast.clusters), set(fast.characters)) == (
             set(plain.clusters),
             set(plain.characters),
@@ -124,8 +129,14 @@ def test_model_is_byte_identical_to_the_plain_path(
     lines = _lines("te.train.txt", 2000) + _lines("hi.sample.txt", 400)
     options = {"vocab_size": 1200, "model_type": model_type, "num_threads": 1}
     for path in ("fast", "plain"):  # the same file name: the model records it
-        if path == "plain":
+        if path == "plain":  # plain count and rules; spm fed every rule, from Python, alone
             monkeypatch.setattr(rules, "normalizer_rules", reference.normalizer_rules)
+            monkeypatch.setattr(fit_module, "training_rule_files", rules.rule_files)
+            monkeypatch.setattr(Corpus, "spm_input", lambda *_: None)
+            monkeypatch.setattr(
+                engine, "count_batches",
+                lambda batches, policy: reference.count_corpus([*chain(*batches)], policy),
+            )  # fmt: skip
         prefix = tmp_path / path / "m"
         prefix.parent.mkdir()
         train_model(sentence_iterator=iter(lines), model_prefix=str(prefix), **options)

@@ -18,6 +18,7 @@ from brahmic_pua.codec import PUACodec
 from brahmic_pua.codec import codec as codec_module
 from brahmic_pua.model.pieces import starts_with_mark
 from brahmic_pua.trainer import train_model
+from brahmic_pua.trainer.corpus import Corpus
 
 LINES = read("te.train.txt").splitlines()[:2500]
 
@@ -268,3 +269,32 @@ def test_manifest_that_is_not_an_object_is_one_clear_error(tmp_path: Path) -> No
     for payload in (b"[1, 2]", b'"text"', b"null", b"{}"):
         with pytest.raises(spm.ModelFileError, match="manifest"):
             Manifest.from_bytes(payload, "m.model")
+
+
+@pytest.mark.parametrize("inner_line_feed", [False, True])
+def test_an_spm_error_is_one_line_on_either_path(tmp_path: Path, inner_line_feed: bool) -> None:
+    """spm trains on a thread from its line file, or here from Python when a line holds a line
+    feed: either way its error reaches the caller as one ValueError and nothing is written."""
+    lines = read("te.train.txt").splitlines()[:300] + ["తెలుగు\nభాష"] * inner_line_feed
+    with pytest.raises(ValueError, match=r"^SentencePiece could not train: .*too high") as error:
+        train_model(sentence_iterator=lines, model_prefix=str(tmp_path / "m"), vocab_size=30000)
+    assert "\n" not in str(error.value)
+    assert not list(tmp_path.iterdir())
+
+
+def test_the_line_file_and_the_iterator_give_one_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """spm reads the lines from a file (U+2585 escaped in it) or, forced here, from Python:
+    with CR, BOM, blank lines, literal codes and ▁ among them, the models are byte-identical."""
+    odd = ["a\u2585b", "\ufeffజ్ఞ ా", "x\ry", "", "  ", "తె\u200cలు\u200dగు", "\ue000\u2581z"]
+    lines = odd * 20 + read("te.train.txt").splitlines()[:2000]
+    made = []
+    for name in ("file", "iterator"):
+        if name == "iterator":
+            monkeypatch.setattr(Corpus, "spm_input", lambda *_: None)
+        prefix = tmp_path / name / "m"
+        prefix.parent.mkdir()
+        train_model(sentence_iterator=lines, model_prefix=str(prefix), vocab_size=1500)
+        made.append([(prefix.parent / f"m{s}").read_bytes() for s in (".model", ".vocab")])
+    assert made[0] == made[1]

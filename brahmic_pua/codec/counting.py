@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
+from itertools import islice
 
 import regex
 
 from brahmic_pua.segment.patterns import brahmic_start_charset, cluster_source
-from brahmic_pua.segment.pieces import check_no_surrogates, split_pieces
+from brahmic_pua.segment.pieces import SURROGATE, check_no_surrogates, split_pieces
 
 _SPECIALS = "\ue000-\uf8ff\U000f0000-\U0010fffd\u2581\u2585"
 
@@ -35,29 +36,46 @@ class CorpusCounts:
     characters: Counter[str] = field(default_factory=Counter)
 
 
+#: Lines handled together: whole-batch C calls instead of Python calls per line.
+BATCH_LINES = 2048
+
+
+def batched(items: Iterable[str], size: int = BATCH_LINES) -> Iterator[list[str]]:
+    """``items`` in lists of ``size`` (itertools.batched is Python 3.12)."""
+    iterator = iter(items)
+    while batch := list(islice(iterator, size)):
+        yield batch
+
+
 def count_corpus(texts: Iterable[str], policy: str) -> CorpusCounts:
-    """Cluster and character frequencies.
+    """Cluster and character frequencies of ``texts``; see :func:`count_batches`."""
+    return count_batches(batched(texts), policy)
+
+
+def count_batches(batches: Iterable[list[str]], policy: str) -> CorpusCounts:
+    """Cluster and character frequencies of texts given in batches.
 
     Words repeat, so each distinct word is segmented once. Every policy but grapheme has a
     cluster boundary around each space (a cluster holding one is that space alone), so a text's
-    clusters are its words' clusters and its spaces. Words of equal count are segmented
-    together, joined by spaces that are counted out again.
+    clusters are its words' clusters and its spaces. A batch is split into words at once (its
+    texts joined by spaces, which are counted out again), and words of equal count are
+    segmented together the same way.
     """
     pattern = lookup_pattern(policy)
     words: Counter[str] = Counter()
     counts = CorpusCounts()
     spaces = 0
-    for number, text in enumerate(texts, 1):
-        try:
-            check_no_surrogates(text)
-        except ValueError as error:
-            raise ValueError(f"text {number}: {error}") from None
+    done = 0
+    for batch in batches:
+        _check_batch(batch, done)
+        done += len(batch)
         if policy == "grapheme":
-            counts.clusters.update(pattern.findall(text))
-            counts.characters.update(text)
+            for text in batch:
+                counts.clusters.update(pattern.findall(text))
+                counts.characters.update(text)
         else:
-            split = text.split(" ")
-            spaces += len(split) - 1
+            split = " ".join(batch).split(" ")
+            spaces += len(split) - len(batch)
             words.update(split)
     by_count: dict[int, list[str]] = {}
     for word, n in words.items():
@@ -78,6 +96,17 @@ def count_corpus(texts: Iterable[str], policy: str) -> CorpusCounts:
         if pattern.fullmatch(" "):
             _respace(counts.clusters, joins, spaces)
     return counts
+
+
+def _check_batch(batch: list[str], before: int) -> None:
+    """No lone surrogate in the batch; the error names the text (numbered from 1)."""
+    if not SURROGATE.search("".join(batch)):
+        return
+    for number, text in enumerate(batch, before + 1):
+        try:
+            check_no_surrogates(text)
+        except ValueError as error:
+            raise ValueError(f"text {number}: {error}") from None
 
 
 def _respace(counter: Counter[str], joins: int, spaces: int) -> None:

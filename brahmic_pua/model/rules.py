@@ -58,9 +58,7 @@ def normalizer_rules(codec: PUACodec, n: Normalizer) -> list[tuple[str, str]]:
     base = rule_pairs(codec)
     if not n.composes:
         return base
-    # A table entry that N changes (the closed set spells र + nukta, NFC has ऱ) never matches
-    # N's output; its spelling is rewritten like any other.
-    rules = {s: t for s, t in base if n(s) == s}
+    rules = dict(_kept_by_n(base, n))
     longest = max(map(len, rules))
     characters = sorted({_nfc(ch) for ch in decomposing_characters()})
     wanted = [*rules, *characters]
@@ -90,6 +88,12 @@ def normalizer_rules(codec: PUACodec, n: Normalizer) -> list[tuple[str, str]]:
         if len(s) < MAX_SHARED_PREFIXES or _shared_prefixes(s, sources) < MAX_SHARED_PREFIXES
     ]
     return list(rules.items()) + kept
+
+
+def _kept_by_n(pairs: list[tuple[str, str]], n: Normalizer) -> list[tuple[str, str]]:
+    """The rules whose source N keeps. A table entry that N changes (the closed set spells र +
+    nukta, NFC has ऱ) never matches N's output; its spelling is rewritten like any other."""
+    return [(s, t) for s, t in pairs if n(s) == s]
 
 
 def _folding_sources(n: Normalizer, codec: PUACodec) -> list[str]:
@@ -216,6 +220,16 @@ def rule_files(codec: PUACodec, n: Normalizer) -> tuple[str, str]:
     forward = _spell(normalizer_rules(codec, n))
     backward = _spell([(target, source) for source, target in rule_pairs(codec)])
     return forward, backward
+
+
+def training_rule_files(codec: PUACodec, n: Normalizer) -> tuple[str, str]:
+    """Rule files for text that is already N's output, as the trainer's lines are: the codec's
+    own rules alone. The other spellings' rules (:func:`rule_files`) never match such text,
+    since each of their sources is a spelling N changes, so spm's training text comes out the
+    same; they cost most of the rules' time, so the trainer builds them while spm trains."""
+    pairs = rule_pairs(codec)
+    forward = _spell(_kept_by_n(pairs, n) if n.composes else pairs)
+    return forward, _spell([(target, source) for source, target in pairs])
 
 
 def _spell(pairs: list[tuple[str, str]]) -> str:

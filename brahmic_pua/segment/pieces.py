@@ -27,12 +27,12 @@ _COMMON_STARTS = [*range(0x00, 0x80), *range(0xA0, 0xC0), *range(0x2000, 0x2070)
 _DEPENDENT_NAMES = {c.name for c in DEPENDENTS}
 _DEPENDENT_CPS = {cp for a, b, v in CLASS_RANGES if v in _DEPENDENT_NAMES for cp in range(a, b + 1)}
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
+SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def check_no_surrogates(text: str) -> None:
     """Raise ValueError naming the index of the first lone surrogate in ``text``."""
-    found = _SURROGATE.search(text)
+    found = SURROGATE.search(text)
     if found:
         raise ValueError(
             f"lone surrogate U+{ord(found.group()):04X} at index {found.start()}: "

@@ -10,12 +10,17 @@ import tempfile
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
+from typing import TextIO
 
+from brahmic_pua.codec.counting import batched
+from brahmic_pua.codec.layout import ESCAPED_LITERALS
 from brahmic_pua.normalize import Normalizer
 from brahmic_pua.segment.pieces import check_no_surrogates
 
 BLOCK = "\u2585"  # spm silently drops every training line that contains it
+ESCAPED_BLOCK = ESCAPED_LITERALS[BLOCK]  # its stand-in in spm's training lines
 
 
 @dataclass
@@ -24,6 +29,30 @@ class CorpusStats:
     bytes: int = 0
     longest_line_bytes: int = 0
     lines_with_block: int = 0
+
+    def add(self, texts: list[str]) -> None:
+        """Count a batch of lines after N (a lone surrogate, which N keeps, is named)."""
+        if not texts:
+            return
+        joined = "\n".join(texts)
+        try:
+            data = joined.encode("utf-8")
+        except UnicodeEncodeError:
+            for number, text in enumerate(texts, self.lines + 1):
+                try:
+                    check_no_surrogates(text)
+                except ValueError as error:
+                    raise ValueError(f"line {number}: {error}") from None
+            raise
+        if joined.count("\n") == len(texts) - 1:
+            sizes = list(map(len, data.split(b"\n")))
+        else:  # a line holds a line feed
+            sizes = [len(text.encode("utf-8")) for text in texts]
+        self.lines += len(texts)
+        self.bytes += sum(sizes) + len(sizes)
+        self.longest_line_bytes = max(self.longest_line_bytes, *sizes)
+        if BLOCK in joined:
+            self.lines_with_block += sum(BLOCK in text for text in texts)
 
 
 class Progress:
@@ -49,7 +78,12 @@ class Progress:
 
 
 class Corpus:
-    """Lines of the training text after N, read from files or an iterable."""
+    """Lines of the training text after N, read from files or an iterable.
+
+    The scan also writes the lines as spm will train on them to a temporary file: spm reads a
+    file with the GIL released (so the trainer's Python work can overlap it), where a
+    ``sentence_iterator`` takes the GIL back for every line.
+    """
 
     def __init__(self, inputs: list[str], iterator: Iterable[str] | None, n: Normalizer) -> None:
         self.inputs = inputs
@@ -57,45 +91,63 @@ class Corpus:
         self.normalize = n
         self.stats = CorpusStats()
         self._spill: Path | None = None
+        self._spm_lines: Path | None = None
         for name in inputs:
             if not Path(name).is_file():
                 raise ValueError(f"input file {name!r} not found: check the path in input=")
 
-    def scan(self, progress: bool) -> Iterator[str]:
-        """Normalized lines, once, collecting statistics (and spilling an iterator to disk)."""
+    def scan(self, progress: bool) -> Iterator[list[str]]:
+        """Normalized lines in batches, once, collecting statistics, writing spm's line file
+        and (for an iterator) a spill to read the lines again."""
         total = sum(Path(n).stat().st_size for n in self.inputs) if self.inputs else None
         shown = Progress(progress, total)
-        stats = self.stats
-        spill = None
+        spill = spm_lines = None
         if self.iterator is not None:
-            handle, name = tempfile.mkstemp(prefix="brahmic_pua_corpus_", suffix=".txt")
-            self._spill = Path(name)
-            spill = os.fdopen(handle, "w", encoding="utf-8", newline="")
+            spill, self._spill = _temporary("brahmic_pua_corpus_")
+        spm_lines, self._spm_lines = _temporary("brahmic_pua_spm_lines_")
         try:
-            for line in self._raw_lines():
-                text = self.normalize(line)
-                try:
-                    size = len(text.encode("utf-8"))
-                except UnicodeEncodeError:  # a lone surrogate (N keeps it): name it
-                    try:
-                        check_no_surrogates(line)
-                    except ValueError as error:
-                        raise ValueError(f"line {stats.lines + 1}: {error}") from None
-                    raise
-                stats.lines += 1
-                stats.bytes += size + 1
-                if size > stats.longest_line_bytes:
-                    stats.longest_line_bytes = size
-                if BLOCK in text:
-                    stats.lines_with_block += 1
+            for raw in batched(self._raw_lines()):
+                texts = self.normalize.lines(raw)
+                self.stats.add(texts)
                 if spill is not None:  # length-prefixed: a line keeps its CR and inner LF
-                    spill.write(f"{len(text)}\n{text}")
-                shown.update(stats)
-                yield text
+                    spill.write("".join(f"{len(text)}\n{text}" for text in texts))
+                if spm_lines is not None:
+                    spm_lines = self._write_spm_lines(spm_lines, texts)
+                shown.update(self.stats)
+                yield texts
         finally:
-            if spill is not None:
-                spill.close()
-        shown.update(stats, final=True)
+            for stream in (spill, spm_lines):
+                if stream is not None:
+                    stream.close()
+        shown.update(self.stats, final=True)
+
+    def _write_spm_lines(self, stream: TextIO, texts: list[str]) -> TextIO | None:
+        """Add lines to spm's line file (U+2585 escaped: spm drops lines holding it); a line
+        with a line feed cannot be a line of a file, and then there is no file."""
+        joined = "\n".join(texts)
+        if joined.count("\n") != len(texts) - 1:
+            stream.close()
+            self._drop(self._spm_lines)
+            self._spm_lines = None
+            return None
+        stream.write(joined.replace(BLOCK, ESCAPED_BLOCK) + "\n")
+        return stream
+
+    def spm_input(self, sample: int, first: bool, folder: str) -> str | None:
+        """A file of the lines spm trains on (all, or the ``sample`` of :meth:`lines`), or
+        None when the lines do not fit in a file of lines (then feed :meth:`lines`)."""
+        if self._spm_lines is None:
+            return None
+        if not 0 < sample < self.stats.lines:
+            return str(self._spm_lines)
+        chosen = range(sample) if first else self._chosen(sample)
+        path = Path(folder, "spm_sample.txt")
+        with (
+            open(self._spm_lines, encoding="utf-8", newline="\n") as source,
+            open(path, "w", encoding="utf-8", newline="\n") as target,
+        ):
+            target.writelines(line for number, line in enumerate(source) if number in chosen)
+        return str(path)
 
     def _raw_lines(self) -> Iterator[str]:
         if self.iterator is not None:
@@ -111,26 +163,43 @@ class Corpus:
         ``sample`` > 0 keeps that many lines, chosen by a fixed seed from the line count, so
         that retraining on the same input gives the same model (spm's own sampling does not).
         """
-        chosen: set[int] | None = None
-        if 0 < sample < self.stats.lines:
-            chosen = set(random.Random(SAMPLE_SEED).sample(range(self.stats.lines), sample))
+        chosen = self._chosen(sample) if 0 < sample < self.stats.lines else None
         for number, line in enumerate(self._stored_lines()):
             if chosen is None or number in chosen:
                 yield line
 
+    def sample_lines(self, sample: int, first: bool) -> Iterator[str]:
+        """The lines spm trains on: all, the first ``sample`` when ``first`` (spm's
+        shuffle_input_sentence=false), else the seeded ``sample`` of :meth:`lines`."""
+        return islice(self.lines(), sample) if first else self.lines(sample)
+
+    def _chosen(self, sample: int) -> set[int]:
+        return set(random.Random(SAMPLE_SEED).sample(range(self.stats.lines), sample))
+
     def _stored_lines(self) -> Iterator[str]:
         if self._spill is None:
-            for line in self._raw_lines():
-                yield self.normalize(line)
+            for raw in batched(self._raw_lines()):
+                yield from self.normalize.lines(raw)
             return
         with open(self._spill, encoding="utf-8", newline="") as stream:
             while head := stream.readline():
                 yield stream.read(int(head))
 
     def close(self) -> None:
-        if self._spill is not None:
-            self._spill.unlink(missing_ok=True)
-            self._spill = None
+        self._drop(self._spill)
+        self._drop(self._spm_lines)
+        self._spill = self._spm_lines = None
+
+    @staticmethod
+    def _drop(path: Path | None) -> None:
+        if path is not None:
+            path.unlink(missing_ok=True)
+
+
+def _temporary(prefix: str) -> tuple[TextIO, Path]:
+    """A new temporary text file, open for writing (no newline translation)."""
+    handle, name = tempfile.mkstemp(prefix=prefix, suffix=".txt")
+    return os.fdopen(handle, "w", encoding="utf-8", newline=""), Path(name)
 
 
 SAMPLE_SEED = 20261130

@@ -4,7 +4,7 @@ same model file (guarantee 4); only the time and the machines differ."""
 
 from __future__ import annotations
 
-from brahmic_pua.codec.counting import CorpusCounts, count_corpus
+from brahmic_pua.codec.counting import CorpusCounts, count_batches
 from brahmic_pua.trainer.corpus import Corpus
 
 ENGINES = ("local", "ray")
@@ -28,7 +28,7 @@ def count_clusters(
     """Counts of the whole corpus, with ``corpus.stats`` filled in as :meth:`Corpus.scan`
     fills it."""
     if engine == "local":
-        return count_corpus(corpus.scan(progress), policy)
+        return count_batches(corpus.scan(progress), policy)
     from brahmic_pua.distributed import count_on_ray
 
     counts, corpus.stats = count_on_ray(

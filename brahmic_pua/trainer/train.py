@@ -11,13 +11,9 @@ from __future__ import annotations
 import sys
 import tempfile
 from collections import Counter
-from collections.abc import Iterator
 from dataclasses import dataclass
-from itertools import islice
 from pathlib import Path
 from typing import Any
-
-import sentencepiece as spm
 
 from brahmic_pua.atomic import check_writable, write_atomic_many
 from brahmic_pua.codec import PUACodec
@@ -32,7 +28,6 @@ from brahmic_pua.model.pieces import (
     display_vocabulary,
     must_disable,
 )
-from brahmic_pua.model.proto import parse_model
 from brahmic_pua.model.rules import rule_files
 from brahmic_pua.normalize import Normalizer, normalizer
 from brahmic_pua.trainer.alphabet import (
@@ -43,13 +38,13 @@ from brahmic_pua.trainer.alphabet import (
     symbol_counts,
 )
 from brahmic_pua.trainer.checks import symbol_list, user_symbols, weakened_guarantees
-from brahmic_pua.trainer.corpus import BLOCK, Corpus
+from brahmic_pua.trainer.corpus import Corpus
 from brahmic_pua.trainer.engine import count_clusters
+from brahmic_pua.trainer.fit import fit
 from brahmic_pua.trainer.options import TrainOptions, build_options, spm_bool
 from brahmic_pua.trainer.word_starts import complete_word_starts
 
 DEFAULT_MAX_SENTENCE_LENGTH = 4192
-ESCAPED_BLOCK = "\ue002"
 
 
 @dataclass(frozen=True)
@@ -175,50 +170,21 @@ def _train(
     limit = int(opts["max_sentence_length"])
     prefix = str(opts.pop("model_prefix"))
     with tempfile.TemporaryDirectory(prefix="brahmic_pua_train_") as work:
-        forward, backward = rule_files(codec, n)
-        rules = Path(work, "normalize.tsv")
-        rules.write_text(forward, encoding="utf-8")
-        derules = Path(work, "denormalize.tsv")
-        derules.write_text(backward, encoding="utf-8")
-        counter = {"too_long": 0}
-
         # spm's input_sentence_size, honoured here: a sample by a fixed seed (spm's own differs
         # from run to run) or, with shuffle_input_sentence=false, the first lines, as in spm.
         sample = int(opts.pop("input_sentence_size", 0))
         first = sample > 0 and not spm_bool(opts.get("shuffle_input_sentence", True))
-
-        def sampled() -> Iterator[str]:
-            return islice(corpus.lines(), sample) if first else corpus.lines(sample)
-
-        def feed() -> Iterator[str]:
-            if stats.longest_line_bytes <= limit and not stats.lines_with_block:
-                yield from sampled()  # no line to count or escape
-                return
-            for line in sampled():
-                if len(line.encode("utf-8")) > limit:
-                    counter["too_long"] += 1
-                yield line.replace(BLOCK, ESCAPED_BLOCK) if BLOCK in line else line
-
-        try:
-            spm.SentencePieceTrainer.train(
-                sentence_iterator=feed(),
-                model_prefix=str(Path(work, "model")),
-                normalization_rule_tsv=str(rules),
-                denormalization_rule_tsv=str(derules),
-                **opts,
-            )
-        except RuntimeError as error:
-            raise ValueError(f"SentencePiece could not train: {_first_line(error)}") from None
-        too_long = counter["too_long"]
-        model = parse_model(Path(work, "model.model").read_bytes())
+        model, too_long = fit(corpus, codec, n, opts, sample, first, work)
         codec = _drop_codes_without_piece(model, codec, n, work)
         disabled = _finish(model, codec, prefix)
-        starts = complete_word_starts(model, sampled()) if options.complete_word_starts else 0
+        starts = 0
+        if options.complete_word_starts:
+            starts = complete_word_starts(model, corpus.sample_lines(sample, first))
         filtered = None
         if options.filters:
             filtered = filter_model(
                 model, options.filters, codec=codec, normalizer=n, seeds=options.seeds,
-                corpus=sampled(), theta=options.theta,
+                corpus=corpus.sample_lines(sample, first), theta=options.theta,
                 theta_per_million=options.theta_per_million,
             )  # fmt: skip
         data = embed(model.SerializeToString(), Manifest(codec, n.mode, n.folding))
@@ -257,16 +223,12 @@ def _finish(model: Any, codec: PUACodec, prefix: str) -> int:
             piece.type = UNUSED
             disabled += 1
     model.trainer_spec.model_prefix = Path(prefix).name
+    del model.trainer_spec.input[:]  # spm's line file, a temporary path
     model.normalizer_spec.normalization_rule_tsv = ""
     model.denormalizer_spec.normalization_rule_tsv = ""
     model.normalizer_spec.name = "brahmic_pua"
     model.denormalizer_spec.name = "brahmic_pua"
     return disabled
-
-
-def _first_line(error: Exception) -> str:
-    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
-    return lines[-1] if lines else type(error).__name__
 
 
 class SentencePieceTrainer:
