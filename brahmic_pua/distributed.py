@@ -23,20 +23,16 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from brahmic_pua.codec.counting import CorpusCounts, batched, count_batches
-from brahmic_pua.line_ranges import Span, plan_spans, read_lines
+from brahmic_pua.codec.counting import CorpusCounts
 from brahmic_pua.normalize import Normalizer
 from brahmic_pua.processor import SentencePieceProcessor
 from brahmic_pua.trainer.corpus import CorpusStats, Progress
+from brahmic_pua.trainer.range_count import add_counts, count_spans, plan_ranges
 
 if TYPE_CHECKING:
     from brahmic_pua.shards import Record, ShardJob
 
 INSTALL = "pip install 'brahmic-pua[distributed]'"
-#: Counting ranges: about four per CPU, so a slow node does not hold up the reduce.
-RANGES_PER_CPU = 4
-MIN_RANGE_BYTES = 1 << 20
-MAX_RANGE_BYTES = 64 << 20
 
 
 def _import_ray() -> Any:
@@ -152,53 +148,25 @@ def encode_on_ray(
 # -- the trainer's count ------------------------------------------------------------------------
 
 
-def count_spans(
-    spans: list[Span], normalize: Normalizer, policy: str
-) -> tuple[CorpusCounts, CorpusStats]:
-    """Counts and line statistics of some ranges, as :meth:`Corpus.scan` and
-    :func:`count_corpus` make them for the whole corpus."""
-    stats = CorpusStats()
-
-    def batches() -> Iterator[list[str]]:
-        for span in spans:
-            for raw in batched(read_lines(span)):
-                texts = normalize.lines(raw)
-                stats.add(texts)
-                yield texts
-
-    return count_batches(batches(), policy), stats
-
-
 def count_on_ray(
     inputs: list[str],
     normalize: Normalizer,
     policy: str,
     progress: bool,
     address: str | None = None,
-    range_bytes: int | None = None,
 ) -> tuple[CorpusCounts, CorpusStats]:
     """Cluster and character counts of ``inputs`` and their line statistics, counted by Ray
-    tasks over ranges of about ``range_bytes`` (by default about four ranges per CPU), reduced
-    in input order."""
+    tasks over line ranges (about four per CPU), reduced in input order."""
     with ray_session(address) as ray:
-        if range_bytes is None:
-            total = sum(Path(name).stat().st_size for name in inputs)
-            share = total // (RANGES_PER_CPU * _cpus(ray)) + 1
-            range_bytes = min(MAX_RANGE_BYTES, max(MIN_RANGE_BYTES, share))
         task = ray.remote(num_cpus=1)(count_spans)
         files = [os.path.abspath(name) for name in inputs]  # workers may run elsewhere
-        refs = [task.remote(group, normalize, policy) for group in plan_spans(files, range_bytes)]
+        groups = plan_ranges(files, _cpus(ray))
+        refs = [task.remote(group, normalize, policy) for group in groups]
         shown = Progress(progress, sum(Path(name).stat().st_size for name in inputs))
         counts, stats = CorpusCounts(), CorpusStats()
         try:
             for ref in refs:  # in order; each one waited for as the reduce reaches it
-                part, lines = _result(ray, ref)
-                counts.clusters.update(part.clusters)
-                counts.characters.update(part.characters)
-                stats.lines += lines.lines
-                stats.bytes += lines.bytes
-                stats.longest_line_bytes = max(stats.longest_line_bytes, lines.longest_line_bytes)
-                stats.lines_with_block += lines.lines_with_block
+                add_counts(counts, stats, *_result(ray, ref))
                 shown.update(stats)
         except BaseException:
             for ref in refs:

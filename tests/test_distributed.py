@@ -22,7 +22,7 @@ from brahmic_pua import distributed
 from brahmic_pua.normalize import normalize
 from brahmic_pua.shards import encode_corpus
 from brahmic_pua.trainer import fit as fit_module
-from brahmic_pua.trainer import train_model
+from brahmic_pua.trainer import range_count, train_model
 from brahmic_pua.trainer.corpus import _file_lines
 
 INSTALL = "pip install 'brahmic-pua[distributed]'"
@@ -82,8 +82,8 @@ def test_ray_shards_are_the_local_shards(
 def test_train_on_ray_writes_the_same_model_file(
     ray: Any, corpus: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(distributed, "MIN_RANGE_BYTES", 60_000)  # ranges across both files
-    monkeypatch.setattr(distributed, "MAX_RANGE_BYTES", 60_000)
+    monkeypatch.setattr(range_count, "MIN_RANGE_BYTES", 60_000)  # ranges across both files
+    monkeypatch.setattr(range_count, "MAX_RANGE_BYTES", 60_000)
     reports = {}
     for engine in ("local", "ray"):
         (tmp_path / engine).mkdir()

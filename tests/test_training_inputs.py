@@ -17,7 +17,7 @@ import brahmic_pua as spm
 from brahmic_pua.codec import PUACodec
 from brahmic_pua.codec import codec as codec_module
 from brahmic_pua.model.pieces import starts_with_mark
-from brahmic_pua.trainer import train_model
+from brahmic_pua.trainer import engine, range_count, train_model
 from brahmic_pua.trainer.corpus import Corpus
 
 LINES = read("te.train.txt").splitlines()[:2500]
@@ -298,3 +298,35 @@ def test_the_line_file_and_the_iterator_give_one_model(
         train_model(sentence_iterator=lines, model_prefix=str(prefix), vocab_size=1500)
         made.append([(prefix.parent / f"m{s}").read_bytes() for s in (".model", ".vocab")])
     assert made[0] == made[1]
+
+
+@pytest.mark.parametrize("sample", [0, 1500])
+def test_worker_processes_write_the_same_model_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sample: int
+) -> None:
+    """num_threads > 1 counts line ranges of input files in worker processes (forced here on a
+    small corpus, in ranges of 60 kB across two files with a BOM, CRLF, U+2585, no final
+    newline): the same counts, statistics and spm line file, so the same model, sampled too."""
+    hindi = read("hi.sample.txt").splitlines()[:1000]
+    first, second = tmp_path / "te.txt", tmp_path / "mixed.txt"
+    first.write_bytes(("\ufeff" + "\r\n".join(LINES[:2000]) + "\r\n\n▅ క\n").encode())
+    second.write_bytes(("\n".join(LINES[2000:] + hindi) + "\n\nकि").encode())
+    files = [str(first), str(second)]
+    monkeypatch.setattr(range_count, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(range_count, "MIN_RANGE_BYTES", 60_000)
+    monkeypatch.setattr(range_count, "MAX_RANGE_BYTES", 60_000)
+    assert range_count.local_workers(files, 2) == 2  # no other thread in this process
+    assert len(range_count.plan_ranges(files, 2)) > 4
+    made = {}
+    for workers in (2, 1):
+        if workers == 1:
+            monkeypatch.setattr(engine, "local_workers", lambda *_: 1)
+        prefix = tmp_path / str(workers) / "m"
+        prefix.parent.mkdir()
+        report = train_model(
+            input=files, model_prefix=str(prefix), vocab_size=1500, model_type="bpe",
+            num_threads=2, input_sentence_size=sample,
+        )  # fmt: skip
+        assert report.lines_with_block == 1
+        made[workers] = [(prefix.parent / f"m{s}").read_bytes() for s in (".model", ".vocab")]
+    assert made[1] == made[2]

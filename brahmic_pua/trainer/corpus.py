@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import os
 import random
+import shutil
 import sys
 import tempfile
 import time
 from collections.abc import Iterable, Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
@@ -91,7 +93,7 @@ class Corpus:
         self.normalize = n
         self.stats = CorpusStats()
         self._spill: Path | None = None
-        self._spm_lines: Path | None = None
+        self._spm_parts: list[Path] = []
         for name in inputs:
             if not Path(name).is_file():
                 raise ValueError(f"input file {name!r} not found: check the path in input=")
@@ -101,49 +103,57 @@ class Corpus:
         and (for an iterator) a spill to read the lines again."""
         total = sum(Path(n).stat().st_size for n in self.inputs) if self.inputs else None
         shown = Progress(progress, total)
-        spill = spm_lines = None
-        if self.iterator is not None:
-            spill, self._spill = _temporary("brahmic_pua_corpus_")
-        spm_lines, self._spm_lines = _temporary("brahmic_pua_spm_lines_")
-        try:
+        with ExitStack() as files:
+            spill = None
+            if self.iterator is not None:
+                spill = files.enter_context(text_writer(self._new_spill()))
+            spm_lines: TextIO | None = files.enter_context(text_writer(self.spm_part()))
             for raw in batched(self._raw_lines()):
                 texts = self.normalize.lines(raw)
                 self.stats.add(texts)
                 if spill is not None:  # length-prefixed: a line keeps its CR and inner LF
                     spill.write("".join(f"{len(text)}\n{text}" for text in texts))
                 if spm_lines is not None:
-                    spm_lines = self._write_spm_lines(spm_lines, texts)
+                    if (text := spm_line_text(texts)) is None:  # no line file, then
+                        spm_lines.close()
+                        spm_lines = None
+                        self._drop_spm_parts()
+                    else:
+                        spm_lines.write(text)
                 shown.update(self.stats)
                 yield texts
-        finally:
-            for stream in (spill, spm_lines):
-                if stream is not None:
-                    stream.close()
         shown.update(self.stats, final=True)
 
-    def _write_spm_lines(self, stream: TextIO, texts: list[str]) -> TextIO | None:
-        """Add lines to spm's line file (U+2585 escaped: spm drops lines holding it); a line
-        with a line feed cannot be a line of a file, and then there is no file."""
-        joined = "\n".join(texts)
-        if joined.count("\n") != len(texts) - 1:
-            stream.close()
-            self._drop(self._spm_lines)
-            self._spm_lines = None
-            return None
-        stream.write(joined.replace(BLOCK, ESCAPED_BLOCK) + "\n")
-        return stream
+    def spm_part(self) -> str:
+        """A new temporary file for the next lines of spm's line file (parts join in order)."""
+        name = _temporary_name("brahmic_pua_spm_lines_")
+        self._spm_parts.append(Path(name))
+        return name
+
+    def _new_spill(self) -> str:
+        name = _temporary_name("brahmic_pua_corpus_")
+        self._spill = Path(name)
+        return name
 
     def spm_input(self, sample: int, first: bool, folder: str) -> str | None:
         """A file of the lines spm trains on (all, or the ``sample`` of :meth:`lines`), or
         None when the lines do not fit in a file of lines (then feed :meth:`lines`)."""
-        if self._spm_lines is None:
+        if not self._spm_parts:
             return None
+        whole = self._spm_parts[0]
+        if len(self._spm_parts) > 1:
+            with open(whole, "ab") as target:
+                for part in self._spm_parts[1:]:
+                    with open(part, "rb") as source:
+                        shutil.copyfileobj(source, target)
+                    part.unlink()
+            del self._spm_parts[1:]
         if not 0 < sample < self.stats.lines:
-            return str(self._spm_lines)
+            return str(whole)
         chosen = range(sample) if first else self._chosen(sample)
         path = Path(folder, "spm_sample.txt")
         with (
-            open(self._spm_lines, encoding="utf-8", newline="\n") as source,
+            open(whole, encoding="utf-8", newline="\n") as source,
             open(path, "w", encoding="utf-8", newline="\n") as target,
         ):
             target.writelines(line for number, line in enumerate(source) if number in chosen)
@@ -186,20 +196,35 @@ class Corpus:
                 yield stream.read(int(head))
 
     def close(self) -> None:
-        self._drop(self._spill)
-        self._drop(self._spm_lines)
-        self._spill = self._spm_lines = None
+        if self._spill is not None:
+            self._spill.unlink(missing_ok=True)
+            self._spill = None
+        self._drop_spm_parts()
 
-    @staticmethod
-    def _drop(path: Path | None) -> None:
-        if path is not None:
-            path.unlink(missing_ok=True)
+    def _drop_spm_parts(self) -> None:
+        for part in self._spm_parts:
+            part.unlink(missing_ok=True)
+        self._spm_parts.clear()
 
 
-def _temporary(prefix: str) -> tuple[TextIO, Path]:
-    """A new temporary text file, open for writing (no newline translation)."""
+def spm_line_text(texts: list[str]) -> str | None:
+    """Lines as spm's line file holds them (U+2585 escaped: spm drops a line that holds it), or
+    None when a line holds a line feed and cannot be a line of a file."""
+    joined = "\n".join(texts)
+    if joined.count("\n") != len(texts) - 1:
+        return None
+    return joined.replace(BLOCK, ESCAPED_BLOCK) + "\n" if texts else ""
+
+
+def text_writer(path: str) -> TextIO:
+    """A text file to write, with no newline translation."""
+    return open(path, "w", encoding="utf-8", newline="")
+
+
+def _temporary_name(prefix: str) -> str:
     handle, name = tempfile.mkstemp(prefix=prefix, suffix=".txt")
-    return os.fdopen(handle, "w", encoding="utf-8", newline=""), Path(name)
+    os.close(handle)
+    return name
 
 
 SAMPLE_SEED = 20261130

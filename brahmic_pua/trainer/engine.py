@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from brahmic_pua.codec.counting import CorpusCounts, count_batches
 from brahmic_pua.trainer.corpus import Corpus
+from brahmic_pua.trainer.range_count import count_in_processes, local_workers
 
 ENGINES = ("local", "ray")
 
@@ -23,12 +24,23 @@ def check_engine(engine: str, files: bool) -> str:
 
 
 def count_clusters(
-    corpus: Corpus, policy: str, engine: str, progress: bool, ray_address: str | None = None
+    corpus: Corpus,
+    policy: str,
+    engine: str,
+    progress: bool,
+    ray_address: str | None = None,
+    num_threads: int = 1,
 ) -> CorpusCounts:
     """Counts of the whole corpus, with ``corpus.stats`` filled in as :meth:`Corpus.scan`
-    fills it."""
+    fills it; input files big enough are counted by up to ``num_threads`` processes."""
     if engine == "local":
-        return count_batches(corpus.scan(progress), policy)
+        workers = local_workers(corpus.inputs, num_threads)
+        if workers == 1:
+            return count_batches(corpus.scan(progress), policy)
+        counts, corpus.stats = count_in_processes(
+            corpus.inputs, corpus.normalize, policy, progress, workers, corpus.spm_part
+        )
+        return counts
     from brahmic_pua.distributed import count_on_ray
 
     counts, corpus.stats = count_on_ray(

@@ -45,6 +45,7 @@ from brahmic_pua.trainer.options import TrainOptions, build_options, spm_bool
 from brahmic_pua.trainer.word_starts import complete_word_starts
 
 DEFAULT_MAX_SENTENCE_LENGTH = 4192
+SPM_NUM_THREADS = 16  # spm's default
 
 
 @dataclass(frozen=True)
@@ -118,8 +119,9 @@ def train_model(arg: str | None = None, **kwargs: Any) -> TrainReport:
     corpus = Corpus(options.inputs, options.sentence_iterator, n)
     try:
         counts = count_clusters(
-            corpus, options.policy, options.engine, options.progress, options.ray_address
-        )
+            corpus, options.policy, options.engine, options.progress, options.ray_address,
+            int(options.spm.get("num_threads", SPM_NUM_THREADS)),
+        )  # fmt: skip
         codec = PUACodec.from_counts(counts.clusters, options.policy, options.scripts)
         return _train(options, n, corpus, codec, counts.characters, warnings)
     finally:

@@ -1,0 +1,121 @@
+"""The trainer's count of input files cut into line ranges, counted in parallel: by worker
+processes on this machine (the local engine, given ``num_threads`` > 1 and a corpus big enough
+to pay for them) or by Ray tasks (:mod:`brahmic_pua.distributed`).
+
+Each range is read, normalized and counted by the same code as one process's scan, and the
+reduce runs in input order, so the counts, the statistics and spm's line file (written by the
+local workers in parts, which spm reads in order) are the ones a single scan makes.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import ExitStack
+from multiprocessing import get_context
+from pathlib import Path
+
+from brahmic_pua.codec.counting import CorpusCounts, batched, count_batches
+from brahmic_pua.line_ranges import Span, plan_spans, read_lines
+from brahmic_pua.normalize import Normalizer
+from brahmic_pua.trainer.corpus import CorpusStats, Progress, spm_line_text, text_writer
+
+#: Ranges: about four per worker, so that one slow worker does not hold up the reduce.
+RANGES_PER_WORKER = 4
+MIN_RANGE_BYTES = 1 << 20
+MAX_RANGE_BYTES = 64 << 20
+#: Below this much input a second process costs more than it saves.
+PARALLEL_MIN_BYTES = 4 << 20
+
+
+def count_spans(
+    spans: list[Span], normalize: Normalizer, policy: str, lines_file: str | None = None
+) -> tuple[CorpusCounts, CorpusStats]:
+    """Counts and line statistics of some ranges, as :meth:`Corpus.scan` and
+    :func:`count_batches` make them for the whole corpus; with ``lines_file``, the ranges'
+    lines as spm's line file has them are written there."""
+    stats = CorpusStats()
+    with ExitStack() as files:
+        target = files.enter_context(text_writer(lines_file)) if lines_file else None
+
+        def batches() -> Iterator[list[str]]:
+            for span in spans:
+                for raw in batched(read_lines(span)):
+                    texts = normalize.lines(raw)
+                    stats.add(texts)
+                    if target is not None:
+                        text = spm_line_text(texts)
+                        assert text is not None  # lines read from files hold no line feed
+                        target.write(text)
+                    yield texts
+
+        return count_batches(batches(), policy), stats
+
+
+def plan_ranges(files: list[str], workers: int) -> list[list[Span]]:
+    """Groups of line ranges of ``files``, about :data:`RANGES_PER_WORKER` per worker."""
+    total = sum(Path(name).stat().st_size for name in files)
+    share = total // (RANGES_PER_WORKER * workers) + 1
+    return plan_spans(files, min(MAX_RANGE_BYTES, max(MIN_RANGE_BYTES, share)))
+
+
+def local_workers(files: list[str], num_threads: int) -> int:
+    """Worker processes for counting ``files`` here: spm's ``num_threads``, at most one per
+    usable CPU, and one (no pool) for a small corpus, off Linux, or in a process with other
+    threads (forking one is unsafe; starting fresh interpreters costs more than it saves)."""
+    if not files or sys.platform != "linux" or threading.active_count() > 1:
+        return 1
+    if sum(Path(name).stat().st_size for name in files) < PARALLEL_MIN_BYTES:
+        return 1
+    return max(1, min(num_threads, _usable_cpus()))
+
+
+def count_in_processes(
+    files: list[str],
+    normalize: Normalizer,
+    policy: str,
+    progress: bool,
+    workers: int,
+    part: Callable[[], str],
+) -> tuple[CorpusCounts, CorpusStats]:
+    """Counts and statistics of ``files`` from ``workers`` processes; each range's lines go to
+    a new file from ``part()`` (the parts of spm's line file, in order)."""
+    shown = Progress(progress, sum(Path(name).stat().st_size for name in files))
+    counts, stats = CorpusCounts(), CorpusStats()
+    with ProcessPoolExecutor(workers, mp_context=get_context("fork")) as pool:
+        jobs: list[Future[tuple[CorpusCounts, CorpusStats]]] = [
+            pool.submit(count_spans, group, normalize, policy, part())
+            for group in plan_ranges(files, workers)
+        ]
+        try:
+            for job in jobs:  # in order; each one waited for as the reduce reaches it
+                add_counts(counts, stats, *job.result())
+                shown.update(stats)
+        except BaseException:
+            for job in jobs:
+                job.cancel()
+            raise
+    shown.update(stats, final=True)
+    return counts, stats
+
+
+def add_counts(
+    counts: CorpusCounts, stats: CorpusStats, part: CorpusCounts, lines: CorpusStats
+) -> None:
+    """Reduce one range's counts and statistics into the totals."""
+    counts.clusters.update(part.clusters)
+    counts.characters.update(part.characters)
+    stats.lines += lines.lines
+    stats.bytes += lines.bytes
+    stats.longest_line_bytes = max(stats.longest_line_bytes, lines.longest_line_bytes)
+    stats.lines_with_block += lines.lines_with_block
+
+
+def _usable_cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on every platform
+        return os.cpu_count() or 1
