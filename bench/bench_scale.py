@@ -7,14 +7,15 @@ throughput on one process, two processes and two Ray workers (ids compared byte 
 
 Every training runs in a child process of its own, raw spm and brahmic_pua one after the other
 on the same file with the same options, so both see the same machine load; peak RSS is the
-child's ru_maxrss (os.wait4). Raw spm is ``sentencepiece.SentencePieceTrainer.train(input=FILE)``,
-what spm_train runs, with the identity normalizer and character_coverage=1.0; both get
-byte_fallback, split_digits, no whitespace collapsing, the same max_sentence_length and
-num_threads. Corpora: 5 MB is te.train.txt, 32 MB ne.train.txt, 300 MB every corpus in
-../shared/corpora concatenated four times (written under --work, never in the repository).
-Above 32 MB both train on ``input_sentence_size=--sample`` lines (``shuffle_input_sentence``):
-spm holds that sample in memory either way; brahmic_pua counts clusters over the whole corpus
-first, streamed.
+child's ru_maxrss (os.wait4), or the RSS of the child and its worker processes together (sampled
+every 20 ms) where that is higher. Raw spm is
+``sentencepiece.SentencePieceTrainer.train(input=FILE)``, what spm_train runs, with the identity
+normalizer and character_coverage=1.0; both get byte_fallback, split_digits, no whitespace
+collapsing, the same max_sentence_length and num_threads. Corpora: 5 MB is te.train.txt, 32 MB
+ne.train.txt, 300 MB every corpus in ../shared/corpora concatenated four times (written under
+--work, never in the repository). Above 32 MB both train on ``input_sentence_size=--sample``
+lines (``shuffle_input_sentence``): spm holds that sample in memory either way; brahmic_pua
+counts clusters over the whole corpus first, streamed.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -35,18 +37,47 @@ ARGS = "import json, sys; options = json.loads(sys.argv[1]); "
 RAW = ARGS + "import sentencepiece as s; s.SentencePieceTrainer.train(**options)"
 OURS = ARGS + "from brahmic_pua.trainer import train_model; train_model(**options)"
 CLI = [sys.executable, "-m", "brahmic_pua.cli.main"]
+PAGE = os.sysconf("SC_PAGE_SIZE")
 
 
 def measured(command: list[str]) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MB) of one child process."""
+    """Wall seconds and peak RSS (MB) of one child process and the processes it starts (worker
+    processes count: their RSS, sampled every 20 ms, is added to the child's; shared pages are
+    counted in each, so this errs high)."""
     start = time.perf_counter()
     process = subprocess.Popen(command)
+    peak = [0.0]
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.wait(0.02):
+            peak[0] = max(peak[0], tree_rss(process.pid))
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
     _, status, usage = os.wait4(process.pid, 0)
+    done.set()
+    sampler.join()
     seconds = time.perf_counter() - start
     process.returncode = os.waitstatus_to_exitcode(status)
     if process.returncode:
         raise SystemExit(f"failed ({process.returncode}): {' '.join(command)[:200]}")
-    return seconds, usage.ru_maxrss / 1024
+    return seconds, max(usage.ru_maxrss / 1024, peak[0])
+
+
+def tree_rss(pid: int) -> float:
+    """MB resident now in ``pid`` and its descendants (Linux /proc)."""
+    total, todo = 0, [pid]
+    while todo:
+        current = todo.pop()
+        try:
+            with open(f"/proc/{current}/statm") as statm:
+                total += int(statm.read().split()[1]) * PAGE
+            with open(f"/proc/{current}/task/{current}/children") as children:
+                todo += [int(child) for child in children.read().split()]
+        except (OSError, ValueError, IndexError):  # it ended meanwhile
+            continue
+    return total / 2**20
 
 
 def corpus_of(size: int, work: Path) -> Path:
