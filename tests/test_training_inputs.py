@@ -17,6 +17,7 @@ import brahmic_pua as spm
 from brahmic_pua.codec import PUACodec
 from brahmic_pua.codec import codec as codec_module
 from brahmic_pua.model.pieces import starts_with_mark
+from brahmic_pua.normalize import normalizer
 from brahmic_pua.trainer import engine, range_count, train_model
 from brahmic_pua.trainer.corpus import Corpus
 
@@ -300,13 +301,12 @@ def test_the_line_file_and_the_iterator_give_one_model(
     assert made[0] == made[1]
 
 
-@pytest.mark.parametrize("sample", [0, 1500])
 def test_worker_processes_write_the_same_model_file(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sample: int
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """num_threads > 1 counts line ranges of input files in worker processes (forced here on a
     small corpus, in ranges of 60 kB across two files with a BOM, CRLF, U+2585, no final
-    newline): the same counts, statistics and spm line file, so the same model, sampled too."""
+    newline): the same counts, statistics and spm line file, so the same model."""
     hindi = read("hi.sample.txt").splitlines()[:1000]
     first, second = tmp_path / "te.txt", tmp_path / "mixed.txt"
     first.write_bytes(("\ufeff" + "\r\n".join(LINES[:2000]) + "\r\n\n▅ క\n").encode())
@@ -325,8 +325,38 @@ def test_worker_processes_write_the_same_model_file(
         prefix.parent.mkdir()
         report = train_model(
             input=files, model_prefix=str(prefix), vocab_size=1500, model_type="bpe",
-            num_threads=2, input_sentence_size=sample,
+            num_threads=2,
         )  # fmt: skip
         assert report.lines_with_block == 1
         made[workers] = [(prefix.parent / f"m{s}").read_bytes() for s in (".model", ".vocab")]
     assert made[1] == made[2]
+
+
+@pytest.mark.parametrize("first", [False, True])
+def test_a_sample_is_trained_as_its_lines_alone(tmp_path: Path, first: bool) -> None:
+    """With input_sentence_size only the sample is read past the line count and counted: the
+    model is byte-identical to one trained on the sample's lines, whether the corpus came as
+    files or as an iterator."""
+    hindi = read("hi.sample.txt").splitlines()[:1500]
+    files = [tmp_path / "te.txt", tmp_path / "hi.txt"]
+    files[0].write_text("\n".join(LINES) + "\n▅ క\n", encoding="utf-8")
+    files[1].write_text("\n".join(hindi), encoding="utf-8")
+    names = [str(path) for path in files]
+    every = [*LINES, "▅ క", *hindi]
+    options = {"vocab_size": 1500, "model_type": "bpe", "shuffle_input_sentence": not first}
+    corpus = Corpus(names, None, normalizer("nfc"), 1200, first)
+    chosen = [text for batch in corpus.scan(False) for text in batch]
+    corpus.close()
+    assert len(chosen) == 1200 and (chosen == every[:1200]) == first
+    made = []
+    for name, source in (
+        ("files", {"input": names, "input_sentence_size": 1200}),
+        ("iterator", {"sentence_iterator": iter(every), "input_sentence_size": 1200}),
+        ("the sample", {"sentence_iterator": iter(chosen)}),
+    ):
+        prefix = tmp_path / name / "m"
+        prefix.parent.mkdir()
+        report = train_model(model_prefix=str(prefix), **source, **options)
+        assert report.lines == 1200
+        made.append([(prefix.parent / f"m{s}").read_bytes() for s in (".model", ".vocab")])
+    assert made[0] == made[1] == made[2]

@@ -80,32 +80,62 @@ class Progress:
 
 
 class Corpus:
-    """Lines of the training text after N, read from files or an iterable.
+    """Lines of the training text after N, read from files or an iterable: all of them, or
+    with ``sample`` > 0 the lines spm's ``input_sentence_size`` trains on (the first ``sample``
+    when ``first``, spm's shuffle_input_sentence=false; else ``sample`` lines chosen by a fixed
+    seed, in corpus order, so that retraining gives the same model, which spm's own sampling
+    does not). The sample is the corpus from then on: only its lines are scanned and counted,
+    so training on a sample is training on those lines.
 
     The scan also writes the lines as spm will train on them to a temporary file: spm reads a
     file with the GIL released (so the trainer's Python work can overlap it), where a
     ``sentence_iterator`` takes the GIL back for every line.
     """
 
-    def __init__(self, inputs: list[str], iterator: Iterable[str] | None, n: Normalizer) -> None:
+    def __init__(
+        self,
+        inputs: list[str],
+        iterator: Iterable[str] | None,
+        n: Normalizer,
+        sample: int = 0,
+        first: bool = False,
+    ) -> None:
         self.inputs = inputs
         self.iterator = iterator
         self.normalize = n
+        self.sample = sample
+        self.first = first
         self.stats = CorpusStats()
-        self._spill: Path | None = None
+        self._spill: Path | None = None  # N of the lines, when they cannot be read again
+        self._raw_spill: Path | None = None  # an iterator's lines, kept to sample them
+        self._chosen: set[int] | None = None
+        self._total: int | None = None  # lines before sampling, once counted
         self._spm_parts: list[Path] = []
         for name in inputs:
             if not Path(name).is_file():
                 raise ValueError(f"input file {name!r} not found: check the path in input=")
 
+    @property
+    def sampled(self) -> bool:
+        """Whether only a sample of the lines is read (counting the lines first if need be)."""
+        if self.sample <= 0:
+            return False
+        if self.first:
+            return True
+        self._choose()
+        return self._chosen is not None
+
     def scan(self, progress: bool) -> Iterator[list[str]]:
         """Normalized lines in batches, once, collecting statistics, writing spm's line file
-        and (for an iterator) a spill to read the lines again."""
-        total = sum(Path(n).stat().st_size for n in self.inputs) if self.inputs else None
+        and (for lines that cannot be read again) a spill to read them again."""
+        sampled = self.sampled  # the sample is chosen first
+        total = None
+        if self.inputs and not sampled:
+            total = sum(Path(n).stat().st_size for n in self.inputs)
         shown = Progress(progress, total)
         with ExitStack() as files:
             spill = None
-            if self.iterator is not None:
+            if self.iterator is not None and self._raw_spill is None:  # read once only
                 spill = files.enter_context(text_writer(self._new_spill()))
             spm_lines: TextIO | None = files.enter_context(text_writer(self.spm_part()))
             for raw in batched(self._raw_lines()):
@@ -135,9 +165,9 @@ class Corpus:
         self._spill = Path(name)
         return name
 
-    def spm_input(self, sample: int, first: bool, folder: str) -> str | None:
-        """A file of the lines spm trains on (all, or the ``sample`` of :meth:`lines`), or
-        None when the lines do not fit in a file of lines (then feed :meth:`lines`)."""
+    def spm_input(self) -> str | None:
+        """A file of the lines spm trains on, or None when the lines do not fit in a file of
+        lines (then feed :meth:`lines`)."""
         if not self._spm_parts:
             return None
         whole = self._spm_parts[0]
@@ -148,63 +178,82 @@ class Corpus:
                         shutil.copyfileobj(source, target)
                     part.unlink()
             del self._spm_parts[1:]
-        if not 0 < sample < self.stats.lines:
-            return str(whole)
-        chosen = range(sample) if first else self._chosen(sample)
-        path = Path(folder, "spm_sample.txt")
-        with (
-            open(whole, encoding="utf-8", newline="\n") as source,
-            open(path, "w", encoding="utf-8", newline="\n") as target,
-        ):
-            target.writelines(line for number, line in enumerate(source) if number in chosen)
-        return str(path)
+        return str(whole)
 
-    def _raw_lines(self) -> Iterator[str]:
-        if self.iterator is not None:
-            for number, item in enumerate(self.iterator, 1):
-                yield _iterator_line(item, number)
-            return
-        for name in self.inputs:
-            yield from _file_lines(name)
-
-    def lines(self, sample: int = 0) -> Iterator[str]:
-        """The normalized lines again, for SentencePiece (after :meth:`scan`).
-
-        ``sample`` > 0 keeps that many lines, chosen by a fixed seed from the line count, so
-        that retraining on the same input gives the same model (spm's own sampling does not).
-        """
-        chosen = self._chosen(sample) if 0 < sample < self.stats.lines else None
-        for number, line in enumerate(self._stored_lines()):
-            if chosen is None or number in chosen:
-                yield line
-
-    def sample_lines(self, sample: int, first: bool) -> Iterator[str]:
-        """The lines spm trains on: all, the first ``sample`` when ``first`` (spm's
-        shuffle_input_sentence=false), else the seeded ``sample`` of :meth:`lines`."""
-        return islice(self.lines(), sample) if first else self.lines(sample)
-
-    def _chosen(self, sample: int) -> set[int]:
-        return set(random.Random(SAMPLE_SEED).sample(range(self.stats.lines), sample))
-
-    def _stored_lines(self) -> Iterator[str]:
+    def lines(self) -> Iterator[str]:
+        """The normalized lines again (after :meth:`scan`)."""
         if self._spill is None:
             for raw in batched(self._raw_lines()):
                 yield from self.normalize.lines(raw)
             return
-        with open(self._spill, encoding="utf-8", newline="") as stream:
-            while head := stream.readline():
-                yield stream.read(int(head))
+        yield from _spilled(self._spill)
+
+    def _raw_lines(self) -> Iterator[str]:
+        """The lines as read, the sample's alone when sampled."""
+        if self.sample > 0 and self.first:
+            yield from islice(self._every_raw_line(), self.sample)
+            return
+        chosen = self._chosen if self.sampled else None
+        for number, line in enumerate(self._every_raw_line()):
+            if chosen is None or number in chosen:
+                yield line
+
+    def _every_raw_line(self) -> Iterator[str]:
+        if self._raw_spill is not None:
+            yield from _spilled(self._raw_spill)
+        elif self.iterator is not None:
+            for number, item in enumerate(self.iterator, 1):
+                yield _iterator_line(item, number)
+        else:
+            for name in self.inputs:
+                yield from _file_lines(name)
+
+    def _choose(self) -> None:
+        """Count the lines (an iterator's are spilled as read) and choose the sample."""
+        if self._total is not None or self.sample <= 0 or self.first:
+            return
+        if self.iterator is not None:
+            name = _temporary_name("brahmic_pua_raw_corpus_")
+            total = 0
+            with text_writer(name) as spill:
+                for lines in batched(self._every_raw_line()):
+                    spill.write("".join(f"{len(line)}\n{line}" for line in lines))
+                    total += len(lines)
+            self._raw_spill = Path(name)
+        else:
+            total = sum(_count_lines(name) for name in self.inputs)
+        self._total = total
+        if self.sample < total:
+            self._chosen = set(random.Random(SAMPLE_SEED).sample(range(total), self.sample))
 
     def close(self) -> None:
-        if self._spill is not None:
-            self._spill.unlink(missing_ok=True)
-            self._spill = None
+        for spill in (self._spill, self._raw_spill):
+            if spill is not None:
+                spill.unlink(missing_ok=True)
+        self._spill = self._raw_spill = None
         self._drop_spm_parts()
 
     def _drop_spm_parts(self) -> None:
         for part in self._spm_parts:
             part.unlink(missing_ok=True)
         self._spm_parts.clear()
+
+
+def _spilled(path: Path) -> Iterator[str]:
+    """The lines of a length-prefixed spill (each keeps its CR and inner LF)."""
+    with open(path, encoding="utf-8", newline="") as stream:
+        while head := stream.readline():
+            yield stream.read(int(head))
+
+
+def _count_lines(name: str) -> int:
+    """Lines of a file as :func:`_file_lines` yields them, counted in C a block at a time."""
+    lines, last = 0, b"\n"
+    with open(name, "rb") as stream:
+        while block := stream.read(1 << 20):
+            lines += block.count(b"\n")
+            last = block[-1:]
+    return lines + (last != b"\n")
 
 
 def spm_line_text(texts: list[str]) -> str | None:

@@ -31,8 +31,11 @@ def count_clusters(
     ray_address: str | None = None,
     num_threads: int = 1,
 ) -> CorpusCounts:
-    """Counts of the whole corpus, with ``corpus.stats`` filled in as :meth:`Corpus.scan`
-    fills it; input files big enough are counted by up to ``num_threads`` processes."""
+    """Counts of the corpus, with ``corpus.stats`` filled in as :meth:`Corpus.scan` fills it.
+    Input files big enough are counted by up to ``num_threads`` processes, or on Ray; a sample
+    (``input_sentence_size``) is counted here, as it is read."""
+    if corpus.sampled:
+        return count_batches(corpus.scan(progress), policy)
     if engine == "local":
         workers = local_workers(corpus.inputs, num_threads)
         if workers == 1:

@@ -32,22 +32,19 @@ def fit(
     codec: PUACodec,
     n: Normalizer,
     options: dict[str, Any],
-    sample: int,
-    first: bool,
     work: str,
 ) -> tuple[Any, int]:
-    """spm's model, trained on the corpus's lines (all, the first ``sample`` when ``first``,
-    else a seeded ``sample``) with the complete normalizer in it, and the number of lines spm
-    skipped as longer than ``max_sentence_length``."""
+    """spm's model, trained on the corpus's lines with the complete normalizer in it, and the
+    number of lines spm skipped as longer than ``max_sentence_length``."""
     limit = int(options["max_sentence_length"])
     too_long = 0
     if corpus.stats.longest_line_bytes > limit:
-        too_long = sum(len(t.encode("utf-8")) > limit for t in corpus.sample_lines(sample, first))
+        too_long = sum(len(text.encode("utf-8")) > limit for text in corpus.lines())
     forward, backward = training_rule_files(codec, n)
-    path = corpus.spm_input(sample, first, work)
+    path = corpus.spm_input()
     source: dict[str, Any] = {"input": path}
     if path is None:
-        source = {"sentence_iterator": _escaped(corpus.sample_lines(sample, first))}
+        source = {"sentence_iterator": _escaped(corpus.lines())}
     prefix = Path(work, "model")
 
     def train() -> None:

@@ -116,7 +116,11 @@ def train_model(arg: str | None = None, **kwargs: Any) -> TrainReport:
     for warning in warnings:
         print(f"brahmic_pua: {warning}", file=sys.stderr)
     n = normalizer(options.normalization, _folding(options))
-    corpus = Corpus(options.inputs, options.sentence_iterator, n)
+    # spm's input_sentence_size, honoured here: a sample by a fixed seed (spm's own differs
+    # from run to run) or, with shuffle_input_sentence=false, the first lines, as in spm.
+    sample = int(options.spm.pop("input_sentence_size", 0))
+    first = sample > 0 and not spm_bool(options.spm.get("shuffle_input_sentence", True))
+    corpus = Corpus(options.inputs, options.sentence_iterator, n, sample, first)
     try:
         counts = count_clusters(
             corpus, options.policy, options.engine, options.progress, options.ray_address,
@@ -172,21 +176,17 @@ def _train(
     limit = int(opts["max_sentence_length"])
     prefix = str(opts.pop("model_prefix"))
     with tempfile.TemporaryDirectory(prefix="brahmic_pua_train_") as work:
-        # spm's input_sentence_size, honoured here: a sample by a fixed seed (spm's own differs
-        # from run to run) or, with shuffle_input_sentence=false, the first lines, as in spm.
-        sample = int(opts.pop("input_sentence_size", 0))
-        first = sample > 0 and not spm_bool(opts.get("shuffle_input_sentence", True))
-        model, too_long = fit(corpus, codec, n, opts, sample, first, work)
+        model, too_long = fit(corpus, codec, n, opts, work)
         codec = _drop_codes_without_piece(model, codec, n, work)
         disabled = _finish(model, codec, prefix)
         starts = 0
         if options.complete_word_starts:
-            starts = complete_word_starts(model, corpus.sample_lines(sample, first))
+            starts = complete_word_starts(model, corpus.lines())
         filtered = None
         if options.filters:
             filtered = filter_model(
                 model, options.filters, codec=codec, normalizer=n, seeds=options.seeds,
-                corpus=corpus.sample_lines(sample, first), theta=options.theta,
+                corpus=corpus.lines(), theta=options.theta,
                 theta_per_million=options.theta_per_million,
             )  # fmt: skip
         data = embed(model.SerializeToString(), Manifest(codec, n.mode, n.folding))
