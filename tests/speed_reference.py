@@ -1,5 +1,6 @@
 """Plain, slow versions of the steps that training and decoding do faster, for the tests in
-test_speed_paths.py: each is the straightforward algorithm the fast one must agree with."""
+test_speed_paths.py, test_shards.py and test_distributed.py: each is the straightforward
+algorithm the fast one must agree with (reading a file line by line among them)."""
 
 from __future__ import annotations
 
@@ -153,3 +154,22 @@ def normalizer_rules(codec: PUACodec, n: Normalizer) -> list[tuple[str, str]]:
 
     kept = [(s, t) for s, t in extra.items() if prefixes(s) < fast_rules.MAX_SHARED_PREFIXES]
     return list(rules.items()) + kept
+
+
+def file_lines(name: str) -> Iterator[str]:
+    """Lines of a UTF-8 file without their line ending or a leading byte-order mark; a bad
+    byte is reported with its line and its offset in the file."""
+    offset = 0
+    with open(name, "rb") as stream:
+        for number, raw in enumerate(stream, 1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as error:
+                raise ValueError(
+                    f"{name} is not UTF-8 at line {number} (byte offset {offset + error.start}: "
+                    f"{error.reason}): convert it with iconv -t UTF-8"
+                ) from None
+            offset += len(raw)
+            if number == 1:
+                line = line.removeprefix("\ufeff")
+            yield line.rstrip("\r\n")

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import speed_reference as reference
 from conftest import read, require_extra
 
 from brahmic_pua import distributed
@@ -23,7 +24,6 @@ from brahmic_pua.normalize import normalize
 from brahmic_pua.shards import encode_corpus
 from brahmic_pua.trainer import fit as fit_module
 from brahmic_pua.trainer import range_count, train_model
-from brahmic_pua.trainer.corpus import _file_lines
 
 INSTALL = "pip install 'brahmic-pua[distributed]'"
 TELUGU = read("te.train.txt").splitlines()[:3000]
@@ -159,7 +159,7 @@ def test_input_sentence_size_is_honoured(
             input=corpus, model_prefix=str(tmp_path / "m"), vocab_size=1500,
             input_sentence_size=1200, shuffle_input_sentence=shuffle,
         )  # fmt: skip
-    lines = [normalize(line) for name in corpus for line in _file_lines(name)]
+    lines = [normalize(line) for name in corpus for line in reference.file_lines(name)]
     assert len(fed[0]) == 1200 and fed[0] == fed[1]
     if shuffle:
         rest = iter(lines)

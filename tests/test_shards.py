@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import speed_reference as reference
 from click.testing import CliRunner
 from conftest import read
 from hypothesis import given
@@ -24,7 +25,6 @@ from brahmic_pua.line_ranges import Span, plan_spans, read_lines
 from brahmic_pua.npy import HEADER_BYTES, dtype_for, header, id_array, read_ids, write_ids
 from brahmic_pua.shards import encode_corpus
 from brahmic_pua.trainer import train_model
-from brahmic_pua.trainer.corpus import _file_lines
 
 HAS_NUMPY = importlib.util.find_spec("numpy") is not None
 TELUGU = read("te.train.txt").splitlines()[:2500]
@@ -54,7 +54,7 @@ def expected_ids(model: Path, files: list[Path]) -> list[int]:
     sp = SentencePieceProcessor(model_file=str(model))
     ids: list[int] = []
     for path in files:
-        for line in _file_lines(str(path)):
+        for line in reference.file_lines(str(path)):
             ids += [*sp.encode(line), sp.eos_id()]
     return ids
 
@@ -123,7 +123,7 @@ def test_ranges_cover_every_line_once(
 ) -> None:
     path = tmp_path_factory.mktemp("ranges") / "t.txt"
     path.write_bytes(("\n".join(lines) + ("\n" if final_newline and lines else "")).encode())
-    expected = list(_file_lines(str(path)))
+    expected = list(reference.file_lines(str(path)))
     by_bytes = plan_spans([str(path), str(path)], max_bytes=size)
     by_lines = plan_spans([str(path), str(path)], max_lines=count)
     for groups in (by_bytes, by_lines):
@@ -154,7 +154,7 @@ def test_shards_hold_each_lines_ids_then_eos(
     index = encode_corpus(model, [str(p) for p in corpus], out, shard_lines=700)
     ids = shard_ids(out)
     assert ids == expected_ids(model, corpus)
-    lines = sum(1 for p in corpus for _ in _file_lines(str(p)))
+    lines = sum(1 for p in corpus for _ in reference.file_lines(str(p)))
     assert index["lines"] == lines == ids.count(index["eos_id"])
     assert [s["lines"] for s in index["shards"]][:-1] == [700] * (len(index["shards"]) - 1)
     assert index["tokens"] == len(ids) and index["dtype"] == "uint16"

@@ -16,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import ALPHABET, nasty_texts, texts
 
-from brahmic_pua.codec import PUACodec
+from brahmic_pua.codec import PUACodec, counting
 from brahmic_pua.codec.counting import batched, count_batches, count_corpus
 from brahmic_pua.model import rules
 from brahmic_pua.normalize import normalizer
@@ -66,6 +66,18 @@ def test_counts_equal_on_any_text(lines: list[str]) -> None:
             set(plain.clusters),
             set(plain.characters),
         )
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_counts_in_small_windows_are_the_same(monkeypatch: pytest.MonkeyPatch, policy: str) -> None:
+    """Distinct words let go every few words and cut a few at a time: the same counts."""
+    lines = _lines("te.train.txt", 300) + _lines("hi.sample.txt", 100) + ["", " ", "కా  కా "]
+    plain = reference.count_corpus(lines, policy)
+    monkeypatch.setattr(counting, "MAX_WORDS", 50)
+    monkeypatch.setattr(counting, "WORDS_AT_ONCE", 7)
+    small = count_batches(batched(lines, 5), policy)
+    assert (small.clusters, small.characters) == (plain.clusters, plain.characters)
+    assert set(small.clusters) == set(plain.clusters)  # no key with a zero count
 
 
 # -- spellings ----------------------------------------------------------------------------------

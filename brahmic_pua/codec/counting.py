@@ -38,6 +38,10 @@ class CorpusCounts:
 
 #: Lines handled together: whole-batch C calls instead of Python calls per line.
 BATCH_LINES = 2048
+#: Distinct words segmented together: a million at once made a list of millions of pieces.
+WORDS_AT_ONCE = 65536
+#: Distinct words held before they are segmented and let go (about 40 MB of them).
+MAX_WORDS = 1 << 18
 
 
 def batched(items: Iterable[str], size: int = BATCH_LINES) -> Iterator[list[str]]:
@@ -55,17 +59,18 @@ def count_corpus(texts: Iterable[str], policy: str) -> CorpusCounts:
 def count_batches(batches: Iterable[list[str]], policy: str) -> CorpusCounts:
     """Cluster and character frequencies of texts given in batches.
 
-    Words repeat, so each distinct word is segmented once. Every policy but grapheme has a
+    Words repeat, so each distinct word is segmented once (per window, below). Every policy but grapheme has a
     cluster boundary around each space (a cluster holding one is that space alone), so a text's
     clusters are its words' clusters and its spaces. A batch is split into words at once (its
     texts joined by spaces, which are counted out again), and words of equal count are
-    segmented together the same way.
+    segmented together the same way, :data:`WORDS_AT_ONCE` at a time. Past :data:`MAX_WORDS`
+    distinct words they are segmented and let go, so memory stays bounded on any corpus.
     """
     pattern = lookup_pattern(policy)
     words: Counter[str] = Counter()
     counts = CorpusCounts()
-    spaces = 0
-    done = 0
+    pieces: Counter[str] = Counter()
+    spaces = joins = done = 0
     for batch in batches:
         _check_batch(batch, done)
         done += len(batch)
@@ -77,25 +82,39 @@ def count_batches(batches: Iterable[list[str]], policy: str) -> CorpusCounts:
             split = " ".join(batch).split(" ")
             spaces += len(split) - len(batch)
             words.update(split)
-    by_count: dict[int, list[str]] = {}
-    for word, n in words.items():
-        by_count.setdefault(n, []).append(word)
-    pieces: Counter[str] = Counter()
-    for n, group in by_count.items():
-        joined = " ".join(group)
-        cut = split_pieces(joined, policy)
-        if cut is None:  # every sentinel occurs in the text: count it whole
-            _add(counts, Counter({joined: 1}), n, pattern)
-        else:
-            for piece, k in Counter(cut).items():
-                pieces[piece] += k * n
+            if len(words) > MAX_WORDS:  # memory stays bounded; counts add up the same
+                joins += _segment_words(words, counts, pieces, policy)
+                words.clear()
+    joins += _segment_words(words, counts, pieces, policy)
     _add(counts, pieces, 1, pattern)
     if policy != "grapheme":  # the joins' spaces out, the text's in
-        joins = sum(n * (len(group) - 1) for n, group in by_count.items())
         _respace(counts.characters, joins, spaces)
         if pattern.fullmatch(" "):
             _respace(counts.clusters, joins, spaces)
     return counts
+
+
+def _segment_words(
+    words: Counter[str], counts: CorpusCounts, pieces: Counter[str], policy: str
+) -> int:
+    """Add the pieces of ``words`` to ``pieces`` (or, where no sentinel is free, their clusters
+    and characters to ``counts``), words of equal count cut together; the spaces that joined
+    them, to be counted out again."""
+    by_count: dict[int, list[str]] = {}
+    for word, n in words.items():
+        by_count.setdefault(n, []).append(word)
+    joins = 0
+    for n, group in by_count.items():
+        for chunk in batched(group, WORDS_AT_ONCE):
+            joined = " ".join(chunk)
+            joins += n * (len(chunk) - 1)
+            cut = split_pieces(joined, policy)
+            if cut is None:  # every sentinel occurs in the text: count it whole
+                _add(counts, Counter({joined: 1}), n, lookup_pattern(policy))
+            else:
+                for piece, k in Counter(cut).items():
+                    pieces[piece] += k * n
+    return joins
 
 
 def _check_batch(batch: list[str], before: int) -> None:

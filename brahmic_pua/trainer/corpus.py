@@ -18,6 +18,7 @@ from typing import TextIO
 
 from brahmic_pua.codec.counting import batched
 from brahmic_pua.codec.layout import ESCAPED_LITERALS
+from brahmic_pua.line_ranges import Span, read_lines
 from brahmic_pua.normalize import Normalizer
 from brahmic_pua.segment.pieces import check_no_surrogates
 
@@ -206,7 +207,7 @@ class Corpus:
                 yield _iterator_line(item, number)
         else:
             for name in self.inputs:
-                yield from _file_lines(name)
+                yield from read_lines(Span(name, 0, Path(name).stat().st_size))
 
     def _choose(self) -> None:
         """Count the lines (an iterator's are spilled as read) and choose the sample."""
@@ -247,7 +248,7 @@ def _spilled(path: Path) -> Iterator[str]:
 
 
 def _count_lines(name: str) -> int:
-    """Lines of a file as :func:`_file_lines` yields them, counted in C a block at a time."""
+    """Lines of a file as :func:`read_lines` yields them, counted in C a block at a time."""
     lines, last = 0, b"\n"
     with open(name, "rb") as stream:
         while block := stream.read(1 << 20):
@@ -277,7 +278,6 @@ def _temporary_name(prefix: str) -> str:
 
 
 SAMPLE_SEED = 20261130
-BOM = "\ufeff"
 
 
 def _iterator_line(item: object, number: int) -> str:
@@ -296,22 +296,3 @@ def _iterator_line(item: object, number: int) -> str:
             f"sentence_iterator item {number} is {type(item).__name__}, not str or bytes"
         )
     return item.rstrip("\r\n")
-
-
-def _file_lines(name: str) -> Iterator[str]:
-    """Lines of a UTF-8 file without their line ending or a leading byte-order mark; a bad
-    byte is reported with its line and its offset in the file."""
-    offset = 0
-    with open(name, "rb") as stream:
-        for number, raw in enumerate(stream, 1):
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError as error:
-                raise ValueError(
-                    f"{name} is not UTF-8 at line {number} (byte offset {offset + error.start}: "
-                    f"{error.reason}): convert it with iconv -t UTF-8"
-                ) from None
-            offset += len(raw)
-            if number == 1:
-                line = line.removeprefix(BOM)
-            yield line.rstrip("\r\n")
