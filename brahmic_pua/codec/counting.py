@@ -59,12 +59,13 @@ def count_corpus(texts: Iterable[str], policy: str) -> CorpusCounts:
 def count_batches(batches: Iterable[list[str]], policy: str) -> CorpusCounts:
     """Cluster and character frequencies of texts given in batches.
 
-    Words repeat, so each distinct word is segmented once (per window, below). Every policy but grapheme has a
-    cluster boundary around each space (a cluster holding one is that space alone), so a text's
-    clusters are its words' clusters and its spaces. A batch is split into words at once (its
-    texts joined by spaces, which are counted out again), and words of equal count are
-    segmented together the same way, :data:`WORDS_AT_ONCE` at a time. Past :data:`MAX_WORDS`
-    distinct words they are segmented and let go, so memory stays bounded on any corpus.
+    Words repeat, so each distinct word is segmented once (per window, below). Every policy but
+    grapheme has a cluster boundary around each space (a cluster holding one is that space
+    alone), so a text's clusters are its words' clusters and its spaces. A batch is split into
+    words at once (its texts joined by spaces, which are counted out again), and words of equal
+    count are segmented together the same way, :data:`WORDS_AT_ONCE` at a time. Past
+    :data:`MAX_WORDS` distinct words they are segmented and let go, so memory stays bounded on
+    any corpus.
     """
     pattern = lookup_pattern(policy)
     words: Counter[str] = Counter()

@@ -20,6 +20,7 @@ crosses a piece boundary, so rewriting each piece alone is rewriting the whole t
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
@@ -34,6 +35,18 @@ from brahmic_pua.model.proto import parse_model
 BYTE = 6
 #: Lead bytes of the UTF-8 forms of Private Use code points (U+E000–U+F8FF, planes 15–16).
 PRIVATE_LEAD_BYTES = ("<0xEE>", "<0xEF>", "<0xF3>", "<0xF4>")
+
+
+def _char_class(chars: frozenset[str]) -> str:
+    """A regex class of ``chars``, consecutive code points as ranges."""
+    points = sorted(map(ord, chars))
+    runs: list[list[int]] = []
+    for point in points:
+        if runs and point == runs[-1][1] + 1:
+            runs[-1][1] = point
+        else:
+            runs.append([point, point])
+    return "[" + "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in runs) + "]"
 
 
 class PlainDecoder:
@@ -73,6 +86,7 @@ class PlainDecoder:
         self.unsafe = frozenset(unsafe)
         self.watched = frozenset(unsafe | suspect)
         self.sources = frozenset(map(chr, table)) | RESERVED  # what the denormalizer rewrites
+        self.found = re.compile(_char_class(self.sources)).search
 
     def takes(self, ids: Any) -> bool:
         """True for a list (of ids, or of lists of ids); anything else is for stock."""
@@ -83,15 +97,23 @@ class PlainDecoder:
         batch = bool(ids) and isinstance(ids[0], list)
         rows = ids if batch else [ids]
         try:
-            clean = all(map(self.watched.isdisjoint, rows))
-        except TypeError:  # not ids: stock says what is wrong
+            decoded = self.processor.decode(ids, **options)
+        except Exception:  # not ids, or ids out of range: stock says what is wrong
             return fallback(ids, **options)
-        decoded = self.processor.decode(ids, **options)
-        if clean:
-            return decoded
         out = decoded if batch else [decoded]
+        if all(isinstance(text, str) for text in out):
+            # Each watched id leaves a code or a stand-in in this text (an unsafe piece keeps
+            # its own), so text without one is stock's text; one C scan over the batch says so.
+            if not self.found("".join(out)):
+                return decoded
+            redo = [bool(self.found(text)) for text in out]
+        else:
+            redo = [
+                not self.watched.isdisjoint(row) and self._differs(row, out[i])
+                for i, row in enumerate(rows)
+            ]
         for i, row in enumerate(rows):
-            if not self.watched.isdisjoint(row) and self._differs(row, out[i]):
+            if redo[i]:
                 out[i] = fallback(row, **options)
         return out if batch else out[0]
 
