@@ -101,7 +101,7 @@ class PlainDecoder:
         except Exception:  # not ids, or ids out of range: stock says what is wrong
             return fallback(ids, **options)
         out = decoded if batch else [decoded]
-        if all(isinstance(text, str) for text in out):
+        if not out or isinstance(out[0], str):  # stock returns one type for the batch
             # Each watched id leaves a code or a stand-in in this text (an unsafe piece keeps
             # its own), so text without one is stock's text; one C scan over the batch says so.
             if not self.found("".join(out)):
