@@ -3,7 +3,8 @@
 Stock spm decodes a brahmic_pua model to PUA text and rewrites all of it with the
 denormalizer rules (code → cluster, escape + code → code, U+E001 → ▁, U+E002 → U+2585) by
 longest match: a second pass over the text that costs about half of a plain decode. A copy of
-the model whose pieces are already the text they decode to, with no denormalizer, decodes in
+the model whose pieces are already the text they decode to, with no denormalizer (and no
+normalizer: it only decodes, and spm's decode runs about 5% faster without one), decodes in
 one pass, and gives exactly the stock text for a sequence of ids without a *watched* id:
 
 - a piece that holds an escape or a stand-in (U+E000–U+E002): an escape pairs with the next
@@ -81,6 +82,7 @@ class PlainDecoder:
             else:
                 model.pieces[i].piece = text
         model.denormalizer_spec.precompiled_charsmap = b""
+        model.normalizer_spec.precompiled_charsmap = b""  # decoding only: 5% faster without
         self.processor: Any = stock.SentencePieceProcessor(**options)
         self.processor.LoadFromSerializedProto(model.SerializeToString())
         self.unsafe = frozenset(unsafe)
