@@ -1,5 +1,6 @@
-"""The training corpus, streamed: files are read twice (scan, then train), an iterator is
-spilled once to a temporary file, so the corpus is never held twice in memory."""
+"""The training corpus, streamed: read once to scan and count (and written once as spm's line
+file), read again by the passes after training; an iterator is spilled to a temporary file, so
+the corpus is never held in memory."""
 
 from __future__ import annotations
 
