@@ -4,6 +4,7 @@ sampling, and one line for every option that turns a guarantee off."""
 
 from __future__ import annotations
 
+import tempfile
 import threading
 import unicodedata
 from collections.abc import Iterator
@@ -360,3 +361,21 @@ def test_a_sample_is_trained_as_its_lines_alone(tmp_path: Path, first: bool) -> 
         assert report.lines == 1200
         made.append([(prefix.parent / f"m{s}").read_bytes() for s in (".model", ".vocab")])
     assert made[0] == made[1] == made[2]
+
+
+@pytest.mark.parametrize("sample", [0, 150, 5000])
+def test_a_bad_item_leaves_no_temporary_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sample: int
+) -> None:
+    """An iterator item that is not text is one error line naming it, before spm runs, with
+    or without a sample to choose, and no spill, line file or rule file stays behind."""
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temporary))
+    items: list[object] = [*LINES[:300], 7, *LINES[300:400]]
+    with pytest.raises(ValueError, match=r"^sentence_iterator item 301 is int, not str or bytes"):
+        train_model(
+            sentence_iterator=iter(items), model_prefix=str(tmp_path / "m"), vocab_size=1000,
+            input_sentence_size=sample,
+        )  # fmt: skip
+    assert list(temporary.iterdir()) == [] and not (tmp_path / "m.model").exists()

@@ -217,10 +217,14 @@ class Corpus:
         if self.iterator is not None:
             name = _temporary_name("brahmic_pua_raw_corpus_")
             total = 0
-            with text_writer(name) as spill:
-                for lines in batched(self._every_raw_line()):
-                    spill.write("".join(f"{len(line)}\n{line}" for line in lines))
-                    total += len(lines)
+            try:
+                with text_writer(name) as spill:
+                    for lines in batched(self._every_raw_line()):
+                        spill.write("".join(f"{len(line)}\n{line}" for line in lines))
+                        total += len(lines)
+            except BaseException:  # a bad item, Ctrl-C: no file left behind
+                Path(name).unlink(missing_ok=True)
+                raise
             self._raw_spill = Path(name)
         else:
             total = sum(_count_lines(name) for name in self.inputs)
