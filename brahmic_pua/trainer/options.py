@@ -209,9 +209,9 @@ def _convert(kind: int | None, value: Any) -> Any:
 
 
 def spm_bool(value: Any) -> bool:
-    """spm's flag strings ("true", "false", "1") as a bool."""
+    """spm's flag strings ("true", "false", "1") as a bool, with the words check_values takes."""
     if isinstance(value, str):
-        return value.strip().lower() in ("1", "true", "yes", "on")
+        return value.strip().lower() in _TRUE
     return bool(value)
 
 
