@@ -346,7 +346,7 @@ def test_a_sample_is_trained_as_its_lines_alone(tmp_path: Path, first: bool) -> 
     every = [*LINES, "▅ క", *hindi]
     options = {"vocab_size": 1500, "model_type": "bpe", "shuffle_input_sentence": not first}
     corpus = Corpus(names, None, normalizer("nfc"), 1200, first)
-    chosen = [text for batch in corpus.scan(False) for text in batch]
+    chosen = [text for batch in corpus.scan() for text in batch]
     corpus.close()
     assert len(chosen) == 1200 and (chosen == every[:1200]) == first
     made = []

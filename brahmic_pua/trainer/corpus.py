@@ -62,9 +62,12 @@ class CorpusStats:
 class Progress:
     """A one-line progress display on stderr, updated at most five times a second."""
 
-    def __init__(self, enabled: bool, total_bytes: int | None) -> None:
+    def __init__(
+        self, enabled: bool, total_bytes: int | None, label: str = "scanning corpus"
+    ) -> None:
         self.enabled = enabled
         self.total = total_bytes
+        self.label = label
         self.last = 0.0
 
     def update(self, stats: CorpusStats, final: bool = False) -> None:
@@ -72,13 +75,15 @@ class Progress:
         if not self.enabled or (not final and now - self.last < 0.2):
             return
         self.last = now
-        done = f"{stats.bytes / 1e6:,.1f} MB, {stats.lines:,} lines"
+        done = f"{stats.lines:,} lines"
+        if stats.bytes:  # an iterator's lines are counted before their bytes are known
+            done = f"{stats.bytes / 1e6:,.1f} MB, {done}"
         if self.total:
             share = min(1.0, stats.bytes / self.total)
             bar = "#" * int(share * 30)
             done = f"[{bar:<30}] {share:4.0%} {done}"
         end = "\n" if final else ""
-        print(f"\rscanning corpus {done}", end=end, file=sys.stderr, flush=True)
+        print(f"\r{self.label} {done}", end=end, file=sys.stderr, flush=True)
 
 
 class Corpus:
@@ -101,8 +106,10 @@ class Corpus:
         n: Normalizer,
         sample: int = 0,
         first: bool = False,
+        progress: bool = False,
     ) -> None:
         self.inputs = inputs
+        self.progress = progress  # a progress line on stderr for each pass over the input
         self.iterator = iterator
         self.normalize = n
         self.sample = sample
@@ -127,14 +134,14 @@ class Corpus:
         self._choose()
         return self._chosen is not None
 
-    def scan(self, progress: bool) -> Iterator[list[str]]:
+    def scan(self) -> Iterator[list[str]]:
         """Normalized lines in batches, once, collecting statistics, writing spm's line file
         and (for lines that cannot be read again) a spill to read them again."""
         sampled = self.sampled  # the sample is chosen first
         total = None
         if self.inputs and not sampled:
             total = sum(Path(n).stat().st_size for n in self.inputs)
-        shown = Progress(progress, total)
+        shown = Progress(self.progress, total)
         with ExitStack() as files:
             spill = None
             if self.iterator is not None and self._raw_spill is None:  # read once only
@@ -214,20 +221,25 @@ class Corpus:
         """Count the lines (an iterator's are spilled as read) and choose the sample."""
         if self._total is not None or self.sample <= 0 or self.first:
             return
+        size = sum(Path(n).stat().st_size for n in self.inputs) if self.inputs else None
+        shown, seen = Progress(self.progress, size, "counting lines"), CorpusStats()
         if self.iterator is not None:
             name = _temporary_name("brahmic_pua_raw_corpus_")
-            total = 0
             try:
                 with text_writer(name) as spill:
                     for lines in batched(self._every_raw_line()):
                         spill.write("".join(f"{len(line)}\n{line}" for line in lines))
-                        total += len(lines)
+                        seen.lines += len(lines)
+                        shown.update(seen)
             except BaseException:  # a bad item, Ctrl-C: no file left behind
                 Path(name).unlink(missing_ok=True)
                 raise
             self._raw_spill = Path(name)
         else:
-            total = sum(_count_lines(name) for name in self.inputs)
+            for name in self.inputs:
+                _count_lines(name, seen, shown)
+        shown.update(seen, final=True)
+        total = seen.lines
         self._total = total
         if self.sample < total:
             self._chosen = set(random.Random(SAMPLE_SEED).sample(range(total), self.sample))
@@ -252,14 +264,17 @@ def _spilled(path: Path) -> Iterator[str]:
             yield stream.read(int(head))
 
 
-def _count_lines(name: str) -> int:
-    """Lines of a file as :func:`read_lines` yields them, counted in C a block at a time."""
-    lines, last = 0, b"\n"
+def _count_lines(name: str, seen: CorpusStats, shown: Progress) -> None:
+    """Add the lines of a file as :func:`read_lines` yields them, counted in C a block at a
+    time, and its bytes to ``seen``."""
+    last = b"\n"
     with open(name, "rb") as stream:
         while block := stream.read(1 << 20):
-            lines += block.count(b"\n")
+            seen.lines += block.count(b"\n")
+            seen.bytes += len(block)
             last = block[-1:]
-    return lines + (last != b"\n")
+            shown.update(seen)
+    seen.lines += last != b"\n"
 
 
 def spm_line_text(texts: list[str]) -> str | None:

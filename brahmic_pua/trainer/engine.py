@@ -27,7 +27,6 @@ def count_clusters(
     corpus: Corpus,
     policy: str,
     engine: str,
-    progress: bool,
     ray_address: str | None = None,
     num_threads: int = 1,
 ) -> CorpusCounts:
@@ -35,18 +34,18 @@ def count_clusters(
     Input files big enough are counted by up to ``num_threads`` processes, or on Ray; a sample
     (``input_sentence_size``) is counted here, as it is read."""
     if corpus.sampled:
-        return count_batches(corpus.scan(progress), policy)
+        return count_batches(corpus.scan(), policy)
     if engine == "local":
         workers = local_workers(corpus.inputs, num_threads)
         if workers == 1:
-            return count_batches(corpus.scan(progress), policy)
+            return count_batches(corpus.scan(), policy)
         counts, corpus.stats = count_in_processes(
-            corpus.inputs, corpus.normalize, policy, progress, workers, corpus.spm_part
+            corpus.inputs, corpus.normalize, policy, corpus.progress, workers, corpus.spm_part
         )
         return counts
     from brahmic_pua.distributed import count_on_ray
 
     counts, corpus.stats = count_on_ray(
-        corpus.inputs, corpus.normalize, policy, progress, ray_address
+        corpus.inputs, corpus.normalize, policy, corpus.progress, ray_address
     )
     return counts

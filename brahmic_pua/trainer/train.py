@@ -120,10 +120,10 @@ def train_model(arg: str | None = None, **kwargs: Any) -> TrainReport:
     # from run to run) or, with shuffle_input_sentence=false, the first lines, as in spm.
     sample = int(options.spm.pop("input_sentence_size", 0))
     first = sample > 0 and not spm_bool(options.spm.get("shuffle_input_sentence", True))
-    corpus = Corpus(options.inputs, options.sentence_iterator, n, sample, first)
+    corpus = Corpus(options.inputs, options.sentence_iterator, n, sample, first, options.progress)
     try:
         counts = count_clusters(
-            corpus, options.policy, options.engine, options.progress, options.ray_address,
+            corpus, options.policy, options.engine, options.ray_address,
             int(options.spm.get("num_threads", SPM_NUM_THREADS)),
         )  # fmt: skip
         codec = PUACodec.from_counts(counts.clusters, options.policy, options.scripts)
