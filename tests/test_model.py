@@ -222,7 +222,9 @@ def test_string_form_and_spm_spelling(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        ({"vocab_sise": 10}, "unknown trainer option"),
+        ({"vocab_sise": 10}, r"option\(s\): vocab_sise \(did you mean vocab_size\?\)"),
+        ({"ray-address": "ray://h:1"}, r"ray-address \(did you mean ray_address\?\)"),
+        ({"zzz": 1}, r"unknown trainer option\(s\): zzz$"),
         ({"normalization_rule_name": "nfkc"}, "set by brahmic_pua"),
         ({"policy": "words"}, "unknown policy"),
         ({"normalization": "nfkc"}, "unknown normalization"),

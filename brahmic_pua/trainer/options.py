@@ -12,6 +12,7 @@ starts that PUA training loses, see trainer/word_starts.py).
 
 from __future__ import annotations
 
+import difflib
 import shlex
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -89,7 +90,8 @@ def build_options(arg: str | None, kwargs: Mapping[str, Any], progress: bool) ->
     known = _known_spm_options() | set(OURS) | set(UNSUPPORTED)
     unknown = sorted(set(given) - known)
     if unknown:
-        raise ValueError(f"unknown trainer option(s): {', '.join(unknown)}")
+        named = [_with_hint(name, known) for name in unknown]
+        raise ValueError(f"unknown trainer option(s): {', '.join(named)}")
     for name in UNSUPPORTED:
         if name in given and not (name == "input_format" and given[name] in ("", "text")):
             raise ValueError(f"{name} is not supported by brahmic_pua's trainer")
@@ -206,6 +208,12 @@ def _convert(kind: int | None, value: Any) -> Any:
             raise ValueError
         return name
     return value
+
+
+def _with_hint(name: str, known: set[str]) -> str:
+    """``name``, with the option it most likely means (spm's names use "_", not "-")."""
+    close = difflib.get_close_matches(name.replace("-", "_"), sorted(known), n=1, cutoff=0.8)
+    return f"{name} (did you mean {close[0]}?)" if close else name
 
 
 def spm_bool(value: Any) -> bool:
