@@ -32,22 +32,11 @@ from brahmic_pua.codec import PUACodec
 from brahmic_pua.codec.layout import RESERVED
 from brahmic_pua.model.pieces import NORMAL, UNUSED, USER_DEFINED
 from brahmic_pua.model.proto import parse_model
+from brahmic_pua.orthography.classify import charset
 
 BYTE = 6
 #: Lead bytes of the UTF-8 forms of Private Use code points (U+E000–U+F8FF, planes 15–16).
 PRIVATE_LEAD_BYTES = ("<0xEE>", "<0xEF>", "<0xF3>", "<0xF4>")
-
-
-def _char_class(chars: frozenset[str]) -> str:
-    """A regex class of ``chars``, consecutive code points as ranges."""
-    points = sorted(map(ord, chars))
-    runs: list[list[int]] = []
-    for point in points:
-        if runs and point == runs[-1][1] + 1:
-            runs[-1][1] = point
-        else:
-            runs.append([point, point])
-    return "[" + "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in runs) + "]"
 
 
 class PlainDecoder:
@@ -88,7 +77,7 @@ class PlainDecoder:
         self.unsafe = frozenset(unsafe)
         self.watched = frozenset(unsafe | suspect)
         self.sources = frozenset(map(chr, table)) | RESERVED  # what the denormalizer rewrites
-        self.found = re.compile(_char_class(self.sources)).search
+        self.found = re.compile(f"[{charset((ord(c), ord(c)) for c in self.sources)}]").search
 
     def takes(self, ids: Any) -> bool:
         """True for a list (of ids, or of lists of ids); anything else is for stock."""

@@ -50,7 +50,9 @@ def indic_category(ch: str) -> str | None:
     return _lookup(_INSC, _code_point(ch))
 
 
-def _charset(ranges: Iterable[tuple[int, int]]) -> str:
+def charset(ranges: Iterable[tuple[int, int]]) -> str:
+    """Body of a regex character class matching the code point ranges (overlapping or
+    touching ranges merged)."""
     merged: list[tuple[int, int]] = []
     for first, last in sorted(ranges):
         if merged and first <= merged[-1][1] + 1:
@@ -69,19 +71,19 @@ def class_charset(classes: frozenset[CharClass]) -> str:
     if CharClass.OTHER in classes:
         raise ValueError("OTHER is the complement of the tables; use a negated class instead")
     names = {c.name for c in classes}
-    return _charset((a, b) for a, b, v in CLASS_RANGES if v in names)
+    return charset((a, b) for a, b, v in CLASS_RANGES if v in names)
 
 
 @cache
 def insc_charset(categories: frozenset[str]) -> str:
     """Body of a regex character class matching the given Indic_Syllabic_Category values."""
-    return _charset((a, b) for a, b, v in INSC_RANGES if v in categories)
+    return charset((a, b) for a, b, v in INSC_RANGES if v in categories)
 
 
 @cache
 def script_charset(scripts: frozenset[str] | None = None) -> str:
     """Body of a regex character class matching every character of the given Brahmic scripts."""
-    return _charset((a, b) for a, b, v in SCRIPT_RANGES if scripts is None or v in scripts)
+    return charset((a, b) for a, b, v in SCRIPT_RANGES if scripts is None or v in scripts)
 
 
 def script_characters(script: str) -> list[str]:
