@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Any
 from brahmic_pua.codec.counting import CorpusCounts
 from brahmic_pua.normalize import Normalizer
 from brahmic_pua.processor import SentencePieceProcessor
-from brahmic_pua.trainer.corpus import CorpusStats, Progress
-from brahmic_pua.trainer.range_count import add_counts, count_spans, plan_ranges
+from brahmic_pua.trainer.corpus import CorpusStats
+from brahmic_pua.trainer.range_count import count_spans, plan_ranges, reduce_in_order
 
 if TYPE_CHECKING:
     from brahmic_pua.shards import Record, ShardJob
@@ -162,15 +162,9 @@ def count_on_ray(
         files = [os.path.abspath(name) for name in inputs]  # workers may run elsewhere
         groups = plan_ranges(files, _cpus(ray))
         refs = [task.remote(group, normalize, policy) for group in groups]
-        shown = Progress(progress, sum(Path(name).stat().st_size for name in inputs))
-        counts, stats = CorpusCounts(), CorpusStats()
         try:
-            for ref in refs:  # in order; each one waited for as the reduce reaches it
-                add_counts(counts, stats, *_result(ray, ref))
-                shown.update(stats)
+            return reduce_in_order((_result(ray, ref) for ref in refs), inputs, progress)
         except BaseException:
             for ref in refs:
                 ray.cancel(ref)
             raise
-        shown.update(stats, final=True)
-    return counts, stats

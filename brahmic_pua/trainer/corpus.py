@@ -58,6 +58,13 @@ class CorpusStats:
         if BLOCK in joined:
             self.lines_with_block += sum(BLOCK in text for text in texts)
 
+    def merge(self, other: CorpusStats) -> None:
+        """Add the statistics of the lines that follow these."""
+        self.lines += other.lines
+        self.bytes += other.bytes
+        self.longest_line_bytes = max(self.longest_line_bytes, other.longest_line_bytes)
+        self.lines_with_block += other.lines_with_block
+
 
 class Progress:
     """A one-line progress display on stderr, updated at most five times a second."""
@@ -118,7 +125,7 @@ class Corpus:
         self._spill: Path | None = None  # N of the lines, when they cannot be read again
         self._raw_spill: Path | None = None  # an iterator's lines, kept to sample them
         self._chosen: set[int] | None = None
-        self._total: int | None = None  # lines before sampling, once counted
+        self._counted = False  # the lines counted and the sample chosen
         self._spm_parts: list[Path] = []
         for name in inputs:
             if not Path(name).is_file():
@@ -219,7 +226,7 @@ class Corpus:
 
     def _choose(self) -> None:
         """Count the lines (an iterator's are spilled as read) and choose the sample."""
-        if self._total is not None or self.sample <= 0 or self.first:
+        if self._counted or self.sample <= 0 or self.first:
             return
         size = sum(Path(n).stat().st_size for n in self.inputs) if self.inputs else None
         shown, seen = Progress(self.progress, size, "counting lines"), CorpusStats()
@@ -240,7 +247,7 @@ class Corpus:
                 _count_lines(name, seen, shown)
         shown.update(seen, final=True)
         total = seen.lines
-        self._total = total
+        self._counted = True
         if self.sample < total:
             self._chosen = set(random.Random(SAMPLE_SEED).sample(range(total), self.sample))
 

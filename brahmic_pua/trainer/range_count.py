@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import ExitStack
 from multiprocessing import get_context
@@ -83,35 +83,33 @@ def count_in_processes(
 ) -> tuple[CorpusCounts, CorpusStats]:
     """Counts and statistics of ``files`` from ``workers`` processes; each range's lines go to
     a new file from ``part()`` (the parts of spm's line file, in order)."""
-    shown = Progress(progress, sum(Path(name).stat().st_size for name in files))
-    counts, stats = CorpusCounts(), CorpusStats()
     with ProcessPoolExecutor(workers, mp_context=get_context("fork")) as pool:
         jobs: list[Future[tuple[CorpusCounts, CorpusStats]]] = [
             pool.submit(count_spans, group, normalize, policy, part())
             for group in plan_ranges(files, workers)
         ]
         try:
-            for job in jobs:  # in order; each one waited for as the reduce reaches it
-                add_counts(counts, stats, *job.result())
-                shown.update(stats)
+            return reduce_in_order((job.result() for job in jobs), files, progress)
         except BaseException:
             for job in jobs:
                 job.cancel()
             raise
+
+
+def reduce_in_order(
+    parts: Iterable[tuple[CorpusCounts, CorpusStats]], files: list[str], progress: bool
+) -> tuple[CorpusCounts, CorpusStats]:
+    """The ranges' counts and statistics added up in input order, each part waited for as
+    the reduce reaches it, with a progress line over the bytes of ``files``."""
+    shown = Progress(progress, sum(Path(name).stat().st_size for name in files))
+    counts, stats = CorpusCounts(), CorpusStats()
+    for part, lines in parts:
+        counts.clusters.update(part.clusters)
+        counts.characters.update(part.characters)
+        stats.merge(lines)
+        shown.update(stats)
     shown.update(stats, final=True)
     return counts, stats
-
-
-def add_counts(
-    counts: CorpusCounts, stats: CorpusStats, part: CorpusCounts, lines: CorpusStats
-) -> None:
-    """Reduce one range's counts and statistics into the totals."""
-    counts.clusters.update(part.clusters)
-    counts.characters.update(part.characters)
-    stats.lines += lines.lines
-    stats.bytes += lines.bytes
-    stats.longest_line_bytes = max(stats.longest_line_bytes, lines.longest_line_bytes)
-    stats.lines_with_block += lines.lines_with_block
 
 
 def _usable_cpus() -> int:
