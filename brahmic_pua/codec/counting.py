@@ -84,9 +84,9 @@ def count_batches(batches: Iterable[list[str]], policy: str) -> CorpusCounts:
             spaces += len(split) - len(batch)
             words.update(split)
             if len(words) > MAX_WORDS:  # memory stays bounded; counts add up the same
-                joins += _segment_words(words, counts, pieces, policy)
+                joins += _segment_words(words, counts, pieces, policy, pattern)
                 words.clear()
-    joins += _segment_words(words, counts, pieces, policy)
+    joins += _segment_words(words, counts, pieces, policy, pattern)
     _add(counts, pieces, 1, pattern)
     if policy != "grapheme":  # the joins' spaces out, the text's in
         _respace(counts.characters, joins, spaces)
@@ -96,7 +96,11 @@ def count_batches(batches: Iterable[list[str]], policy: str) -> CorpusCounts:
 
 
 def _segment_words(
-    words: Counter[str], counts: CorpusCounts, pieces: Counter[str], policy: str
+    words: Counter[str],
+    counts: CorpusCounts,
+    pieces: Counter[str],
+    policy: str,
+    pattern: re.Pattern[str] | regex.Pattern[str],
 ) -> int:
     """Add the pieces of ``words`` to ``pieces`` (or, where no sentinel is free, their clusters
     and characters to ``counts``), words of equal count cut together; the spaces that joined
@@ -111,7 +115,7 @@ def _segment_words(
             joins += n * (len(chunk) - 1)
             cut = split_pieces(joined, policy)
             if cut is None:  # every sentinel occurs in the text: count it whole
-                _add(counts, Counter({joined: 1}), n, lookup_pattern(policy))
+                _add(counts, Counter({joined: 1}), n, pattern)
             else:
                 for piece, k in Counter(cut).items():
                     pieces[piece] += k * n
