@@ -22,7 +22,7 @@ from pathlib import Path
 
 import brahmic_pua
 import brahmic_pua.trainer.train as training
-from brahmic_pua.metrics import (
+from brahmic_pua.evaluation.metrics import (
     byte_fallback_per_1000,
     fertility,
     private_code_byte_runs,

@@ -27,7 +27,7 @@ from typing import Any
 import sentencepiece as spm
 
 import brahmic_pua
-from brahmic_pua.metrics import fertility
+from brahmic_pua.evaluation.metrics import fertility
 from brahmic_pua.trainer import train_model
 
 CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"

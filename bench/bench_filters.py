@@ -32,9 +32,9 @@ from pathlib import Path
 import regex
 import sentencepiece as stock
 
-from brahmic_pua.filters import FILTERS, apply_filters
-from brahmic_pua.metrics import fertility
-from brahmic_pua.seeds import Seeds, nepali_entries, nepali_seeds, units
+from brahmic_pua.evaluation.metrics import fertility
+from brahmic_pua.nepbpe.filters import FILTERS, apply_filters
+from brahmic_pua.nepbpe.seeds import Seeds, nepali_entries, nepali_seeds, units
 from brahmic_pua.trainer import train_model
 
 CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"

@@ -13,7 +13,8 @@ normalization, so that round trip measures the tokenizer, not NFKC). Rows:
 * patched+switch: the same with --dependents_via_byte_fallback;
 * brahmic_pua: ``train_model`` with its defaults (fixtoken clusters as PUA code points).
 
-Every number comes from :func:`brahmic_pua.evaluate.evaluate` (the metrics module) on the held-out
+Every number comes from :func:`brahmic_pua.evaluation.evaluate.evaluate` (the metrics module) on
+the held-out
 lines; "mark-start pieces" counts the vocabulary (multi-character / single-character).
 """
 
@@ -30,8 +31,8 @@ from typing import Any
 import sentencepiece as spm
 
 import brahmic_pua
-from brahmic_pua.evaluate import evaluate
-from brahmic_pua.patch_table import mark_start_pieces
+from brahmic_pua.evaluation.evaluate import evaluate
+from brahmic_pua.evaluation.patch_table import mark_start_pieces
 from brahmic_pua.trainer import train_model
 
 CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"

@@ -9,10 +9,11 @@ lines 20,000–22,999) the tokens, fertility (tokens per whitespace word) and or
 (counted, and per 1000 tokens) of:
 
 * ``plain`` — the model's own ids;
-* ``id repair`` — those ids through :class:`brahmic_pua.repair.IdRepair` (clusters the
+* ``id repair`` — those ids through :class:`brahmic_pua.evaluation.repair.IdRepair` (clusters the
   vocabulary cannot spell go to byte pieces), and ``id repair, no bytes`` (such a span keeps
   its original ids);
-* ``vocab repair`` — stock spm on the model from :func:`brahmic_pua.repair.repair_vocabulary`
+* ``vocab repair`` — stock spm on the model from
+:func:`brahmic_pua.evaluation.repair.repair_vocabulary`
   (every mark-start piece UNUSED, lone marks too: bytes spell them), and ``…, lone marks kept``.
 
 Every repaired row is checked to decode to the plain row's text.
@@ -26,7 +27,7 @@ from pathlib import Path
 
 import sentencepiece as stock
 
-from brahmic_pua.repair import IdRepair, Measure, measure, repair_vocabulary
+from brahmic_pua.evaluation.repair import IdRepair, Measure, measure, repair_vocabulary
 
 CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
 VOCAB = 8000

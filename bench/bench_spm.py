@@ -33,7 +33,7 @@ from typing import Any
 import sentencepiece as spm
 
 import brahmic_pua
-from brahmic_pua.metrics import (
+from brahmic_pua.evaluation.metrics import (
     byte_fallback_per_1000,
     fertility,
     orphan_marks_per_1000,

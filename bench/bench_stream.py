@@ -24,7 +24,7 @@ from typing import Any
 import sentencepiece as stock
 
 import brahmic_pua
-from brahmic_pua.stream import stream_decoder
+from brahmic_pua.runtime.stream import stream_decoder
 from brahmic_pua.trainer import train_model
 
 CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"

@@ -49,14 +49,17 @@ CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
     "bpe-akshara-none": (TE, {"model_type": "bpe", "policy": "akshara", "normalization": "none"}),
     "unigram-nepali-lm-filters-seeds": (
         HI,
-        {"model_type": "unigram", "normalization": "nepali-lm", "filters": "all",
-         "nepali_seeds": True},
-    ),  # fmt: skip
+        {
+            "model_type": "unigram",
+            "normalization": "nepali-lm",
+            "filters": "all",
+            "nepali_seeds": True,
+        },
+    ),
     "bpe-nepali-lm-filters-seeds": (
         HI,
-        {"model_type": "bpe", "normalization": "nepali-lm", "filters": "all",
-         "nepali_seeds": True},
-    ),  # fmt: skip
+        {"model_type": "bpe", "normalization": "nepali-lm", "filters": "all", "nepali_seeds": True},
+    ),
     "unigram-sampled": (TE, {"model_type": "unigram", "input_sentence_size": 400}),
     "bpe-iterator": (TE, {"model_type": "bpe", "iterator": True}),
     "unigram-no-word-starts": (TE, {"model_type": "unigram", "complete_word_starts": False}),
@@ -85,7 +88,7 @@ def _train(name: str, folder: Path) -> dict[str, str]:
 
 def _shards(folder: Path) -> dict[str, str]:
     """encode-corpus over both samples with the first model, three shards by line count."""
-    from brahmic_pua.shards import encode_corpus
+    from brahmic_pua.integrations.shards import encode_corpus
 
     model = folder / "unigram-fixtoken-nfc.model"
     out = folder / "shards"

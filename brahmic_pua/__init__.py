@@ -17,9 +17,9 @@ from sentencepiece import (
 )
 
 from brahmic_pua.codec import CodecFileError, PUACodec
-from brahmic_pua.folding import FoldingTable, validate_folding_rules
 from brahmic_pua.model.manifest import ModelFileError
 from brahmic_pua.normalize import normalize
+from brahmic_pua.normalize.folding import FoldingTable, validate_folding_rules
 from brahmic_pua.orthography import (
     SCRIPT_NAMES,
     UNICODE_VERSION,
@@ -30,7 +30,7 @@ from brahmic_pua.orthography import (
     fix_token,
     is_valid_token,
 )
-from brahmic_pua.processor import SentencePieceProcessor
+from brahmic_pua.runtime.processor import SentencePieceProcessor
 from brahmic_pua.segment import POLICIES, asr_normalize, segment
 from brahmic_pua.trainer import SentencePieceTrainer
 

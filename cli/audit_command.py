@@ -1,5 +1,6 @@
 """``brahmic-pua audit``: where a tokenizer someone already has breaks Brahmic clusters. A thin
-shell over :mod:`brahmic_pua.audit`; any SentencePiece .model or Hugging Face tokenizer.json."""
+shell over :mod:`brahmic_pua.evaluation.audit`; any SentencePiece .model or Hugging Face
+tokenizer.json."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import json
 
 import click
 
-from brahmic_pua.audit import audit, format_report, load
+from brahmic_pua.evaluation.audit import audit, format_report, load
 
 from .eval_command import read_texts
 

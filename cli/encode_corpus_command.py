@@ -1,10 +1,11 @@
-"""``brahmic-pua encode-corpus``: text files in, token-id shards out (see brahmic_pua.shards)."""
+"""``brahmic-pua encode-corpus``: text files in, token-id shards out (see
+brahmic_pua.integrations.shards)."""
 
 from __future__ import annotations
 
 import click
 
-from brahmic_pua.shards import DEFAULT_SHARD_BYTES, encode_corpus
+from brahmic_pua.integrations.shards import DEFAULT_SHARD_BYTES, encode_corpus
 from brahmic_pua.trainer.engine import ENGINES
 
 

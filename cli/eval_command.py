@@ -1,6 +1,6 @@
 """``brahmic-pua eval`` and ``brahmic-pua vocab``: measure a tokenizer (seed 000's E4 metrics)
-and list its vocabulary with script ids. Thin shells over :mod:`brahmic_pua.evaluate` and
-:mod:`brahmic_pua.script_ids`; any .model works, brahmic_pua's or plain spm's."""
+and list its vocabulary with script ids. Thin shells over :mod:`brahmic_pua.evaluation.evaluate` and
+:mod:`brahmic_pua.model.script_ids`; any .model works, brahmic_pua's or plain spm's."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from typing import Any
 import click
 
 from brahmic_pua import SentencePieceProcessor
-from brahmic_pua.evaluate import O200k, evaluate, format_table
-from brahmic_pua.script_ids import vocabulary_lines
+from brahmic_pua.evaluation.evaluate import O200k, evaluate, format_table
+from brahmic_pua.model.script_ids import vocabulary_lines
 
 MODEL_PATH = click.Path(exists=True, dir_okay=False)
 
@@ -99,6 +99,6 @@ def eval_command(
 )
 def vocab_command(model_path: str, with_script_ids: bool) -> None:
     """Print the vocabulary, one piece per id: piece<TAB>score (as in a .vocab file), pieces
-    shown as text; --script-ids adds <TAB>id<TAB>script name (brahmic_pua.script_ids)."""
+    shown as text; --script-ids adds <TAB>id<TAB>script name (brahmic_pua.model.script_ids)."""
     for line in vocabulary_lines(_load(model_path), with_script_ids):
         click.echo(line)

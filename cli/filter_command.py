@@ -7,12 +7,12 @@ from pathlib import Path
 
 import click
 
-from brahmic_pua.atomic import check_writable, write_atomic_many
-from brahmic_pua.filters import FILTERS, apply_filters, check_filters
+from brahmic_pua.io.atomic import check_writable, write_atomic_many
 from brahmic_pua.model.manifest import extract
 from brahmic_pua.model.pieces import display_vocabulary
 from brahmic_pua.model.proto import parse_model
-from brahmic_pua.seeds import load_seeds
+from brahmic_pua.nepbpe.filters import FILTERS, apply_filters, check_filters
+from brahmic_pua.nepbpe.seeds import load_seeds
 
 FILE = click.Path(exists=True, dir_okay=False)
 

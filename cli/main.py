@@ -30,7 +30,7 @@ from brahmic_pua import (
     SentencePieceProcessor,
     segment,
 )
-from brahmic_pua.atomic import atomic_output
+from brahmic_pua.io.atomic import atomic_output
 from brahmic_pua.normalize import MODES, normalizer
 from brahmic_pua.trainer import train_model
 from brahmic_pua.trainer.engine import ENGINES
@@ -415,7 +415,7 @@ def decode_command(
 )
 def demo_command(vocab_size: int, model_type: str) -> None:
     """Train on the bundled Telugu/Hindi sample; compare with plain spm."""
-    from brahmic_pua import demo
+    from . import demo
 
     click.echo(f"training brahmic_pua and plain spm ({model_type}, vocab {vocab_size}) ...")
     shown, summary = demo.run(vocab_size, model_type)

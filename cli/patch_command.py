@@ -7,7 +7,12 @@ from pathlib import Path
 
 import click
 
-from brahmic_pua.patch_table import REGENERATE, header_is_current, render_header, write_header
+from brahmic_pua.evaluation.patch_table import (
+    REGENERATE,
+    header_is_current,
+    render_header,
+    write_header,
+)
 
 
 @click.command("patch-table")

@@ -1,6 +1,7 @@
 """``brahmic-pua repair``: fixToken for a plain SentencePiece model people already have.
 
-A thin shell over :mod:`brahmic_pua.repair`: with ``--output`` alone it writes a copy of the
+A thin shell over :mod:`brahmic_pua.evaluation.repair`: with ``--output`` alone it writes a copy of
+the
 model whose mark-start pieces are UNUSED (and its .vocab); with ``--ids`` it repairs id lines
 (spm_encode --output_format=id's) so every token starts at a cluster boundary. Bad input
 (ValueError, OSError) becomes one error line in the ``brahmic-pua`` group.
@@ -16,8 +17,8 @@ from typing import BinaryIO
 
 import click
 
-from brahmic_pua.atomic import atomic_output, check_writable, write_atomic_many
-from brahmic_pua.repair import IdRepair, Measure, load_plain, measure, repair_vocabulary
+from brahmic_pua.evaluation.repair import IdRepair, Measure, load_plain, measure, repair_vocabulary
+from brahmic_pua.io.atomic import atomic_output, check_writable, write_atomic_many
 
 from .eval_command import read_texts
 from .filter_command import vocab_path, vocab_text

@@ -13,7 +13,7 @@ from pathlib import Path
 import sentencepiece
 
 import brahmic_pua as spm
-from brahmic_pua.demo import sample_lines
+from brahmic_pua.cli.demo import sample_lines
 
 
 def main() -> None:

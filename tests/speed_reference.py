@@ -10,18 +10,18 @@ from functools import cache
 from itertools import permutations
 
 from brahmic_pua.codec import PUACodec, cluster_script
-from brahmic_pua.codec.counting import CorpusCounts, lookup_pattern
-from brahmic_pua.folding import ZWJ, fold
 from brahmic_pua.model import rules as fast_rules
 from brahmic_pua.normalize import Normalizer
-from brahmic_pua.spellings import (
+from brahmic_pua.normalize.folding import ZWJ, fold
+from brahmic_pua.normalize.spellings import (
     MAX_RUN,
     MAX_SPELLINGS,
     alone,
     composites,
     longest_decomposition,
 )
-from brahmic_pua.spellings import decomposing_characters as decomposing
+from brahmic_pua.normalize.spellings import decomposing_characters as decomposing
+from brahmic_pua.segment.counting import CorpusCounts, lookup_pattern
 
 
 def count_corpus(texts: list[str], policy: str) -> CorpusCounts:

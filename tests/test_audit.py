@@ -15,8 +15,9 @@ import sentencepiece
 from click.testing import CliRunner
 from conftest import CORPORA, TE, require_extra
 
-from brahmic_pua import metrics
-from brahmic_pua.audit import (
+from brahmic_pua.cli.main import main
+from brahmic_pua.evaluation import metrics
+from brahmic_pua.evaluation.audit import (
     FLAGS,
     SUMMARY,
     HFTokenizer,
@@ -26,8 +27,7 @@ from brahmic_pua.audit import (
     format_report,
     load,
 )
-from brahmic_pua.cli.main import main
-from brahmic_pua.metrics import ends_in_conjunct_virama, split_conjuncts
+from brahmic_pua.evaluation.metrics import ends_in_conjunct_virama, split_conjuncts
 
 HELD_OUT = 400
 
@@ -131,7 +131,7 @@ def test_conjunct_virama_and_conjunct_splits() -> None:
 
 def check_text_report(report: dict[str, Any]) -> None:
     """The per-script rows add up to the total row, and the total row agrees with the metrics
-    of brahmic_pua.metrics: one definition of each count."""
+    of brahmic_pua.evaluation.metrics: one definition of each count."""
     rows = report["scripts"]
     total = rows.pop("total")
     for key in ("tokens", *FLAGS):

@@ -19,11 +19,10 @@ import pytest
 import speed_reference as reference
 from conftest import read, require_extra
 
-from brahmic_pua import distributed
+from brahmic_pua.integrations.shards import encode_corpus
 from brahmic_pua.normalize import normalize
-from brahmic_pua.shards import encode_corpus
 from brahmic_pua.trainer import fit as fit_module
-from brahmic_pua.trainer import range_count, train_model
+from brahmic_pua.trainer import range_count, ray_count, train_model
 
 INSTALL = "pip install 'brahmic-pua[distributed]'"
 TELUGU = read("te.train.txt").splitlines()[:3000]
@@ -127,7 +126,7 @@ def test_engine_errors_are_one_line(
         encode_corpus(model, corpus, tmp_path / "out", ray_address="ray://head:10001")
 
     with pytest.raises(ValueError, match=r"cannot reach the Ray cluster at ray://127.0.0.1:1: "):
-        distributed._check_reachable("ray://127.0.0.1:1")  # at once, not after Ray's retries
+        ray_count.check_reachable("ray://127.0.0.1:1")  # at once, not after Ray's retries
     monkeypatch.setitem(sys.modules, "ray", None)  # import ray: ImportError
     with pytest.raises(ValueError, match=r"needs Ray, which is not installed: pip install"):
         train_model(input=corpus, model_prefix=prefix, engine="ray")

@@ -17,8 +17,8 @@ from conftest import CORPORA
 
 from brahmic_pua import SCRIPT_NAMES, SentencePieceProcessor
 from brahmic_pua.cli.eval_command import eval_command, vocab_command
-from brahmic_pua.evaluate import LABELS, O200k, evaluate, expected_text, format_table
-from brahmic_pua.metrics import (
+from brahmic_pua.evaluation.evaluate import LABELS, O200k, evaluate, expected_text, format_table
+from brahmic_pua.evaluation.metrics import (
     bytes_per_token,
     cluster_split_rate,
     fertility,
@@ -32,7 +32,7 @@ from brahmic_pua.metrics import (
     unk_rate,
     vocabulary_share,
 )
-from brahmic_pua.script_ids import (
+from brahmic_pua.model.script_ids import (
     DEV,
     FMT,
     LAT,

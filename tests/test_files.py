@@ -1,4 +1,4 @@
-"""brahmic_pua.atomic: output files are whole or absent, durable, and get the user's umask."""
+"""brahmic_pua.io.atomic: output files are whole or absent, durable, and get the user's umask."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from brahmic_pua.atomic import (
+from brahmic_pua.io.atomic import (
     OutputPathError,
     atomic_output,
     check_writable,

@@ -27,12 +27,11 @@ from conftest import CORPORA
 from brahmic_pua import SentencePieceProcessor, segment
 from brahmic_pua.cli.filter_command import filter_command
 from brahmic_pua.codec import PUACodec
-from brahmic_pua.filters import FILTERS, apply_filters, check_filters
 from brahmic_pua.model.manifest import ModelFileError, extract
 from brahmic_pua.model.pieces import NORMAL, UNUSED
 from brahmic_pua.model.proto import parse_model
-from brahmic_pua.normalize import normalize
-from brahmic_pua.seeds import (
+from brahmic_pua.nepbpe.filters import FILTERS, apply_filters, check_filters
+from brahmic_pua.nepbpe.seeds import (
     SeedError,
     Seeds,
     load_seeds,
@@ -41,6 +40,7 @@ from brahmic_pua.seeds import (
     read_seeds,
     units,
 )
+from brahmic_pua.normalize import normalize
 from brahmic_pua.trainer import train_model
 
 TRAIN, HELD, VOCAB = 3000, 300, 3000

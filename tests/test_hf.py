@@ -22,7 +22,7 @@ import sentencepiece as stock
 from conftest import read, require_extra
 
 import brahmic_pua
-from brahmic_pua.demo import sample_lines
+from brahmic_pua.cli.demo import sample_lines
 from brahmic_pua.trainer import train_model
 
 TELUGU = read("te.extra.txt").splitlines()[-5000:]  # not in te.train.txt: held out
@@ -255,7 +255,9 @@ def test_auto_tokenizer_loads_the_installed_class(
     auto = AutoTokenizer.from_pretrained(tmp_path / "saved", trust_remote_code=True)
     assert type(auto) is hf.BrahmicPuaTokenizer  # the installed class, not a copy of it
     assert auto(TELUGU[:50])["input_ids"] == tok(TELUGU[:50])["input_ids"]
-    auto.save_pretrained(tmp_path / "again")  # still the shim, not a copy of brahmic_pua/hf.py
+    auto.save_pretrained(
+        tmp_path / "again"
+    )  # still the shim, not a copy of brahmic_pua/integrations/hf.py
     assert not (tmp_path / "again" / "hf.py").exists()
     config = json.loads((tmp_path / "again" / "tokenizer_config.json").read_text("utf-8"))
     assert config["auto_map"] == {

@@ -18,7 +18,7 @@ from hypothesis import given
 from strategies import nasty_texts
 
 import brahmic_pua as spm
-from brahmic_pua.metrics import orphan_mark_ids, private_code_byte_runs
+from brahmic_pua.evaluation.metrics import orphan_mark_ids, private_code_byte_runs
 from brahmic_pua.model.manifest import extract
 from brahmic_pua.model.pieces import starts_with_mark
 from brahmic_pua.trainer import train_model
@@ -312,7 +312,7 @@ def test_entropy_matches_brute_force(models: dict[str, Path]) -> None:
     """The forward algorithm equals −Σ p log p over every segmentation, enumerated."""
     import math
 
-    from brahmic_pua.entropy import segmentation_entropy
+    from brahmic_pua.runtime.entropy import segmentation_entropy
 
     sp = _processor(models, "unigram")
     raw = sp._processor()

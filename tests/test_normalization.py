@@ -16,8 +16,8 @@ from strategies import nasty_texts
 
 import brahmic_pua as spm
 from brahmic_pua.cli.main import main
-from brahmic_pua.folding import FoldingTable, fold, nepali_table, validate_folding_rules
 from brahmic_pua.normalize import MODES, normalize, normalizer
+from brahmic_pua.normalize.folding import FoldingTable, fold, nepali_table, validate_folding_rules
 from brahmic_pua.trainer import train_model
 
 ZWJ, ZWNJ = "\u200d", "\u200c"

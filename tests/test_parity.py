@@ -16,12 +16,12 @@ from hypothesis import strategies as st
 from strategies import texts
 
 import brahmic_pua as spm
-from brahmic_pua.folding import fold
 from brahmic_pua.model.rules import normalizer_rules, rule_pairs
 from brahmic_pua.normalize import normalizer
+from brahmic_pua.normalize.folding import fold
+from brahmic_pua.normalize.spellings import spellings
 from brahmic_pua.orthography.classify import script_of_char
 from brahmic_pua.segment import segment
-from brahmic_pua.spellings import spellings
 from brahmic_pua.trainer import train_model
 
 _pair: dict[str, tuple[spm.SentencePieceProcessor, stock.SentencePieceProcessor]] = {}

@@ -25,13 +25,13 @@ from click.testing import CliRunner
 from conftest import CORPORA
 
 from brahmic_pua.cli.main import main
-from brahmic_pua.metrics import (
+from brahmic_pua.evaluation.metrics import (
     byte_fallback_per_1000,
     fertility,
     orphan_marks_per_1000,
     round_trip_rate,
 )
-from brahmic_pua.patch_table import (
+from brahmic_pua.evaluation.patch_table import (
     HEADER_NAME,
     dependent_ranges,
     header_is_current,

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from conftest import require_extra
 
-from brahmic_pua.metrics import bits_per_byte, per_token_perplexity
+from brahmic_pua.evaluation.metrics import bits_per_byte, per_token_perplexity
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "perplexity"
 sys.path.insert(0, str(EXAMPLE))

@@ -26,10 +26,10 @@ from strategies import nasty_texts, texts
 
 from brahmic_pua import segment
 from brahmic_pua.cli.main import main
+from brahmic_pua.evaluation.repair import BYTE, IdRepair, load_plain, repair_vocabulary
 from brahmic_pua.model.manifest import ModelFileError
 from brahmic_pua.model.pieces import NORMAL, UNUSED, starts_with_mark
 from brahmic_pua.model.proto import parse_model
-from brahmic_pua.repair import BYTE, IdRepair, load_plain, repair_vocabulary
 
 SPACE = "\u2581"
 VOCAB = 2000

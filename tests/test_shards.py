@@ -19,11 +19,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from brahmic_pua import SentencePieceProcessor
-from brahmic_pua import shards as shards_module
 from brahmic_pua.cli.main import main
-from brahmic_pua.line_ranges import Span, plan_spans, read_lines
-from brahmic_pua.npy import HEADER_BYTES, dtype_for, header, id_array, read_ids, write_ids
-from brahmic_pua.shards import encode_corpus
+from brahmic_pua.integrations import shards as shards_module
+from brahmic_pua.integrations.shards import encode_corpus
+from brahmic_pua.io.lines import Span, plan_spans, read_lines
+from brahmic_pua.io.npy import HEADER_BYTES, dtype_for, header, id_array, read_ids, write_ids
 from brahmic_pua.trainer import train_model
 
 HAS_NUMPY = importlib.util.find_spec("numpy") is not None

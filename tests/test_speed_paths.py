@@ -16,11 +16,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import ALPHABET, nasty_texts, texts
 
-from brahmic_pua.codec import PUACodec, counting
-from brahmic_pua.codec.counting import batched, count_batches, count_corpus
+from brahmic_pua.codec import PUACodec
 from brahmic_pua.model import rules
 from brahmic_pua.normalize import normalizer
-from brahmic_pua.spellings import (
+from brahmic_pua.normalize.spellings import (
     _run_order_count,
     _run_orders,
     composites,
@@ -28,6 +27,8 @@ from brahmic_pua.spellings import (
     spelling_floor,
     spellings,
 )
+from brahmic_pua.segment import counting
+from brahmic_pua.segment.counting import batched, count_batches, count_corpus
 from brahmic_pua.trainer import engine, train_model
 from brahmic_pua.trainer import fit as fit_module
 from brahmic_pua.trainer.corpus import Corpus

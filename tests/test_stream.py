@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 import brahmic_pua as spm
 from brahmic_pua.codec.layout import ESCAPE, RESERVED
+from brahmic_pua.runtime.stream import stream_decoder
 from brahmic_pua.segment import segment
-from brahmic_pua.stream import stream_decoder
 from brahmic_pua.trainer import train_model
 
 TELUGU = read("te.train.txt").splitlines()

@@ -16,9 +16,7 @@ from typing import Any
 
 import regex
 
-from brahmic_pua.atomic import atomic_output
 from brahmic_pua.codec.closed_set import valid_clusters
-from brahmic_pua.codec.counting import count_corpus, lookup_pattern
 from brahmic_pua.codec.layout import (
     ESCAPE,
     ESCAPED_LITERALS,
@@ -27,8 +25,10 @@ from brahmic_pua.codec.layout import (
     is_private_use,
 )
 from brahmic_pua.codec.table_file import CodecTable, read_table, table_document, write_table
+from brahmic_pua.io.atomic import atomic_output
 from brahmic_pua.orthography.classify import script_of_char
 from brahmic_pua.orthography.unicode_tables import SCRIPT_NAMES
+from brahmic_pua.segment.counting import count_corpus, lookup_pattern
 from brahmic_pua.segment.patterns import POLICIES
 from brahmic_pua.segment.pieces import (
     PieceMemo,

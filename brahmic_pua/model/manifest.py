@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from brahmic_pua.codec import PUACodec
-from brahmic_pua.folding import NO_FOLDING, FoldingTable
 from brahmic_pua.normalize import Normalizer, check_mode, normalizer
+from brahmic_pua.normalize.folding import NO_FOLDING, FoldingTable
 
 FIELD_NUMBER = 1729
 FORMAT = "brahmic_pua.manifest"

@@ -21,11 +21,9 @@ from functools import cache
 
 from brahmic_pua.codec import PUACodec, cluster_script
 from brahmic_pua.codec.layout import ESCAPE, ESCAPED_LITERALS, RESERVED
-from brahmic_pua.folding import ZWJ, fold
 from brahmic_pua.normalize import Normalizer
-from brahmic_pua.orthography.classify import indic_category, script_characters
-from brahmic_pua.segment import segment
-from brahmic_pua.spellings import (
+from brahmic_pua.normalize.folding import ZWJ, fold
+from brahmic_pua.normalize.spellings import (
     MAX_SPELLINGS,
     alone,
     composites,
@@ -34,6 +32,8 @@ from brahmic_pua.spellings import (
     spelling_floor,
     spellings,
 )
+from brahmic_pua.orthography.classify import indic_category, script_characters
+from brahmic_pua.segment import segment
 
 #: spm's rule compiler refuses a source with this many sources among its prefixes
 #: ("number of shared prefix must be less than 32").

@@ -17,10 +17,10 @@ from itertools import islice
 from pathlib import Path
 from typing import TextIO
 
-from brahmic_pua.codec.counting import batched
 from brahmic_pua.codec.layout import ESCAPED_LITERALS
-from brahmic_pua.line_ranges import Span, read_lines
+from brahmic_pua.io.lines import Span, read_lines
 from brahmic_pua.normalize import Normalizer
+from brahmic_pua.segment.counting import batched
 from brahmic_pua.segment.pieces import check_no_surrogates
 
 BLOCK = "\u2585"  # spm silently drops every training line that contains it

@@ -4,9 +4,10 @@ same model file (guarantee 4); only the time and the machines differ."""
 
 from __future__ import annotations
 
-from brahmic_pua.codec.counting import CorpusCounts, count_batches
+from brahmic_pua.segment.counting import CorpusCounts, count_batches
 from brahmic_pua.trainer.corpus import Corpus
 from brahmic_pua.trainer.range_count import count_in_processes, local_workers
+from brahmic_pua.trainer.ray_count import count_on_ray
 
 ENGINES = ("local", "ray")
 
@@ -43,8 +44,6 @@ def count_clusters(
             corpus.inputs, corpus.normalize, policy, corpus.progress, workers, corpus.spm_part
         )
         return counts
-    from brahmic_pua.distributed import count_on_ray
-
     counts, corpus.stats = count_on_ray(
         corpus.inputs, corpus.normalize, policy, corpus.progress, ray_address
     )

@@ -18,10 +18,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from brahmic_pua.filters import DEFAULT_THETA, FILTERS, check_filters
 from brahmic_pua.model.proto import model_pb2
+from brahmic_pua.nepbpe.filters import DEFAULT_THETA, FILTERS, check_filters
+from brahmic_pua.nepbpe.seeds import Seeds, load_seeds
 from brahmic_pua.normalize import MODES, check_mode
-from brahmic_pua.seeds import Seeds, load_seeds
 from brahmic_pua.segment import POLICIES
 from brahmic_pua.trainer.engine import check_engine
 

@@ -1,6 +1,6 @@
 """The trainer's count of input files cut into line ranges, counted in parallel: by worker
 processes on this machine (the local engine, given ``num_threads`` > 1 and a corpus big enough
-to pay for them) or by Ray tasks (:mod:`brahmic_pua.distributed`).
+to pay for them) or by Ray tasks (:mod:`brahmic_pua.integrations.distributed`).
 
 Each range is read, normalized and counted by the same code as one process's scan, and the
 reduce runs in input order, so the counts, the statistics and spm's line file (written by the
@@ -18,9 +18,9 @@ from contextlib import ExitStack
 from multiprocessing import get_context
 from pathlib import Path
 
-from brahmic_pua.codec.counting import CorpusCounts, batched, count_batches
-from brahmic_pua.line_ranges import Span, plan_spans, read_lines
+from brahmic_pua.io.lines import Span, plan_spans, read_lines
 from brahmic_pua.normalize import Normalizer
+from brahmic_pua.segment.counting import CorpusCounts, batched, count_batches
 from brahmic_pua.trainer.corpus import CorpusStats, Progress, spm_line_text, text_writer
 
 #: Ranges: about four per worker, so that one slow worker does not hold up the reduce.

@@ -15,10 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from brahmic_pua.atomic import check_writable, write_atomic_many
 from brahmic_pua.codec import PUACodec
-from brahmic_pua.filters import FilterReport, filter_model
-from brahmic_pua.folding import FoldingTable, read_table
+from brahmic_pua.io.atomic import check_writable, write_atomic_many
 from brahmic_pua.model.compile import compile_rules
 from brahmic_pua.model.manifest import Manifest, embed
 from brahmic_pua.model.pieces import (
@@ -29,7 +27,9 @@ from brahmic_pua.model.pieces import (
     must_disable,
 )
 from brahmic_pua.model.rules import rule_files
+from brahmic_pua.nepbpe.filters import FilterReport, filter_model
 from brahmic_pua.normalize import Normalizer, normalizer
+from brahmic_pua.normalize.folding import FoldingTable, read_table
 from brahmic_pua.trainer.alphabet import (
     AlphabetPlan,
     check_coverage,

@@ -8,7 +8,8 @@ Trains, on ne.train.txt minus its last --held_out lines, at the same vocabulary 
   brahmic_pua   `brahmic-pua train` (NFC, clusters as codes)
   + NepBPE      `brahmic-pua train --normalization nepali-lm --nepali_seeds`, then
                 `brahmic-pua filter --filters all` with the shipped Nepali seeds
-and prints, for each model type: every `brahmic_pua.evaluate` metric on the held-out lines
+and prints, for each model type: every `brahmic_pua.evaluation.evaluate` metric on the held-out
+lines
 (NSL against plain spm), the pieces each filter disabled and the fertility each one costs
 alone, and the segmentation of the README's sentence.
 """
@@ -25,10 +26,10 @@ from typing import Any
 import sentencepiece
 
 import brahmic_pua
-from brahmic_pua.evaluate import evaluate, format_table
-from brahmic_pua.filters import FILTERS, apply_filters
-from brahmic_pua.metrics import fertility
-from brahmic_pua.seeds import nepali_seeds
+from brahmic_pua.evaluation.evaluate import evaluate, format_table
+from brahmic_pua.evaluation.metrics import fertility
+from brahmic_pua.nepbpe.filters import FILTERS, apply_filters
+from brahmic_pua.nepbpe.seeds import nepali_seeds
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpora" / "ne.train.txt"
 SENTENCE = "मेरो नाम राम हो र म काठमाडौंमा बस्छु"

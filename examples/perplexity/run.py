@@ -57,8 +57,8 @@ from report import UNDERTRAINED, markdown
 from stats import bootstrap_ratio, mean_ci, paired_difference
 
 import brahmic_pua
-from brahmic_pua import metrics
-from brahmic_pua.evaluate import O200k
+from brahmic_pua.evaluation import metrics
+from brahmic_pua.evaluation.evaluate import O200k
 
 
 @dataclass(frozen=True)

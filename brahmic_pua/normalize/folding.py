@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from functools import cache, cached_property
 from importlib import resources
 
-from brahmic_pua.spellings import composites
+from brahmic_pua.normalize.spellings import composites
 
 ZWJ = "\u200d"
 

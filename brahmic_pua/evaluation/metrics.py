@@ -21,9 +21,9 @@ import regex
 import sentencepiece
 
 from brahmic_pua.codec.layout import is_private_use
+from brahmic_pua.model.script_ids import SCRIPT_ID_NAMES, SPECIAL, script_ids
 from brahmic_pua.orthography.charclass import CharClass
 from brahmic_pua.orthography.classify import classify, indic_category, script_of_char
-from brahmic_pua.script_ids import SCRIPT_ID_NAMES, SPECIAL, script_ids
 from brahmic_pua.segment import segment
 
 Rows = Sequence[Sequence[int]]

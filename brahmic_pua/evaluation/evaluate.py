@@ -1,4 +1,5 @@
-"""Seed 000's E4 protocol: every metric of :mod:`brahmic_pua.metrics` for one tokenizer on a set
+"""Seed 000's E4 protocol: every metric of :mod:`brahmic_pua.evaluation.metrics` for one tokenizer
+on a set
 of texts, computed through its real encode and decode path, so evaluation cannot drift from use.
 
 A tokenizer is brahmic_pua's processor or stock sentencepiece's on a plain model (its N is the
@@ -12,8 +13,8 @@ import importlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from brahmic_pua import metrics
-from brahmic_pua.script_ids import SCRIPT_ID
+from brahmic_pua.evaluation import metrics
+from brahmic_pua.model.script_ids import SCRIPT_ID
 
 #: Table labels of the scalar results, in table order.
 LABELS: dict[str, str] = {

@@ -8,15 +8,16 @@ byte-level BPE piece (GPT-2's byte-to-unicode alphabet) as the UTF-8 it spells, 
 (control, unknown and unused pieces aside):
 
 * **mark-start**: after a leading ``▁`` it starts with a combining mark (Mn, Mc, Me), the
-  orphan-mark test of :func:`brahmic_pua.metrics.orphan_mark_ids`: it renders on a dotted circle.
+  orphan-mark test of :func:`brahmic_pua.evaluation.metrics.orphan_mark_ids`: it renders on a
+  dotted circle.
 * **virama-end**: it ends in a virama that joins the next consonant into a conjunct
-  (:func:`brahmic_pua.metrics.ends_in_conjunct_virama`: Indic_Syllabic_Category Virama or
+  (:func:`brahmic_pua.evaluation.metrics.ends_in_conjunct_virama`: Indic_Syllabic_Category Virama or
   Invisible_Stacker, a ZWJ after it allowed; not a pure killer, not a virama + ZWNJ). fixtoken
   keeps the virama with its consonant, so the piece is cluster-valid, but wherever a consonant
   follows it in the text the conjunct (one akshara) is cut in two; on text,
-  :func:`brahmic_pua.metrics.split_conjuncts` counts exactly those boundaries.
+  :func:`brahmic_pua.evaluation.metrics.split_conjuncts` counts exactly those boundaries.
 * **cross-script**: it holds letters of two scripts (script id ``mixed`` of
-  :mod:`brahmic_pua.script_ids`; Common and Inherited characters join any script).
+  :mod:`brahmic_pua.model.script_ids`; Common and Inherited characters join any script).
 * **byte**: a piece that is not whole characters: spm's ``<0x..>`` byte fallback, or a byte-level
   BPE piece whose bytes are not complete UTF-8. Such a piece has no text to judge.
 
@@ -36,16 +37,24 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from brahmic_pua import metrics
-from brahmic_pua.evaluate import expected_text
+from brahmic_pua.evaluation import metrics
+from brahmic_pua.evaluation.evaluate import expected_text
 from brahmic_pua.model.manifest import ModelFileError
-from brahmic_pua.processor import SentencePieceProcessor
-from brahmic_pua.script_ids import FMT, MIXED, PUN, SCRIPT_ID_NAMES, piece_texts, script_of_text
+from brahmic_pua.model.script_ids import (
+    FMT,
+    MIXED,
+    PUN,
+    SCRIPT_ID_NAMES,
+    piece_texts,
+    script_of_text,
+)
+from brahmic_pua.runtime.processor import SentencePieceProcessor
 
 #: The per-piece judgements, in table order.
 FLAGS = ("mark_start", "virama_end", "cross_script", "byte")
 _HEADERS = [flag.replace("_", "-") for flag in FLAGS]
-#: Table labels of the text summary, in table order (values from :mod:`brahmic_pua.metrics`).
+#: Table labels of the text summary, in table order (values from
+#: :mod:`brahmic_pua.evaluation.metrics`).
 SUMMARY: dict[str, str] = {
     "lines": "lines",
     "tokens": "tokens",
@@ -89,7 +98,7 @@ def _spelled(data: bytes) -> str:
 
 class HFTokenizer:
     """A Hugging Face ``tokenizer.json`` behind the processor interface that
-    :mod:`brahmic_pua.metrics` takes, so every metric has one definition for both kinds:
+    :mod:`brahmic_pua.evaluation.metrics` takes, so every metric has one definition for both kinds:
     ``id_to_piece`` gives a piece's text as spm would show it (``▁`` for a space or a word
     start), byte pieces spelled ``<0x..>`` per byte; ``encode`` and ``decode`` work on lists
     of texts without special tokens; ``token_starts`` comes from the character offsets."""

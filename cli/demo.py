@@ -11,9 +11,9 @@ from typing import Any
 
 import sentencepiece as spm
 
-from brahmic_pua.metrics import byte_fallback_per_1000, orphan_marks_per_1000
+from brahmic_pua.evaluation.metrics import byte_fallback_per_1000, orphan_marks_per_1000
 from brahmic_pua.model.pieces import starts_with_mark
-from brahmic_pua.processor import SentencePieceProcessor
+from brahmic_pua.runtime.processor import SentencePieceProcessor
 from brahmic_pua.trainer import train_model
 
 SAMPLES = ("te.sample.txt", "hi.sample.txt")

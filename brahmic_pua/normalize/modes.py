@@ -12,7 +12,7 @@ Modes (seed 000 Phase 1 for the Nepali ones):
   folded, ZWJ is kept, सँग / संग / सङ्ग stay distinct.
 
 ZWNJ is kept in every mode. N(N(s)) == N(s) for every mode: the folding tables are checked by
-:func:`brahmic_pua.folding.validate_folding_rules` when they load.
+:func:`brahmic_pua.normalize.folding.validate_folding_rules` when they load.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import unicodedata
 from dataclasses import dataclass
 from functools import cache
 
-from brahmic_pua.folding import NO_FOLDING, ZWJ, FoldingTable, nepali_table
+from brahmic_pua.normalize.folding import NO_FOLDING, ZWJ, FoldingTable, nepali_table
 
 MODES: tuple[str, ...] = ("nfc", "none", "nepali-lm", "nepali-ocr")
 _TABLES = {"nepali-lm": "lm", "nepali-ocr": "ocr"}

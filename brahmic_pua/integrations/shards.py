@@ -4,7 +4,7 @@ An output directory holds ``shard_00000.npy``, ``shard_00001.npy``, … (1-D ``.
 uint16, or uint32 when the vocabulary has more than 65,536 pieces): every input line's ids, as
 ``SentencePieceProcessor.encode`` gives them for that line, followed by the model's eos id, one
 flat stream per shard as nanoGPT-style loaders read with ``np.memmap``/``np.load(mmap_mode="r")``.
-Lines are read as the trainer reads them (:mod:`brahmic_pua.line_ranges`). ``index.json``, written
+Lines are read as the trainer reads them (:mod:`brahmic_pua.io.lines`). ``index.json``, written
 last, lists the shards with their token, line and input-byte counts, the model's sha256, the
 dtype and the settings.
 
@@ -24,82 +24,24 @@ import os
 import re
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_EXCEPTION, Future, ProcessPoolExecutor, wait
-from dataclasses import dataclass
-from itertools import islice
 from multiprocessing import get_context
 from pathlib import Path
-from typing import Any
 
-from brahmic_pua.atomic import atomic_output, write_atomic
-from brahmic_pua.line_ranges import Span, expand_inputs, plan_spans, read_lines
+from brahmic_pua.integrations.shard_job import MARKER, Record, ShardJob, encode_shard
+from brahmic_pua.io.atomic import write_atomic
+from brahmic_pua.io.lines import expand_inputs, plan_spans
+from brahmic_pua.io.npy import DTYPES, HEADER_BYTES, dtype_for
 from brahmic_pua.model.manifest import ModelFileError
-from brahmic_pua.npy import DTYPES, HEADER_BYTES, dtype_for, header, id_array, write_ids
-from brahmic_pua.processor import SentencePieceProcessor
+from brahmic_pua.runtime.processor import SentencePieceProcessor
 from brahmic_pua.trainer.engine import ENGINES
 
 FORMAT = "brahmic_pua.shards/1"
 DEFAULT_SHARD_BYTES = 32 << 20
-MARKER = ".COMPLETE"
 INDEX = "index.json"
-BATCH_LINES = 2048
 #: Names this module writes, temporary files (``.NAME.HEX.tmp``, see atomic) included.
 OWN_NAMES = re.compile(r"\.?(shard_\d{5,}\.npy(\.COMPLETE)?|index\.json)(\.[0-9a-f]+\.tmp)?")
-
-Record = dict[str, Any]
-
-
-@dataclass(frozen=True)
-class ShardJob:
-    """One shard to write: its input ranges, and what its marker must record."""
-
-    directory: str
-    name: str
-    spans: tuple[Span, ...]
-    dtype: str
-    eos_id: int
-    settings: Record
-
-
-def encode_shard(processor: SentencePieceProcessor, job: ShardJob) -> Record:
-    """Write the shard (temporary file, rename), then its marker; return the marker's record.
-
-    The ids are streamed: the header is written with a placeholder length and filled in at the
-    end, so a worker holds one batch of lines, not a shard."""
-    path = Path(job.directory, job.name)
-    eos = job.eos_id
-    tokens = lines = 0
-    with atomic_output(path) as text:
-        stream = text.buffer
-        stream.write(header(job.dtype, 0))
-        for span in job.spans:
-            for batch in _batches(read_lines(span)):
-                ids = id_array(job.dtype)
-                for row in processor.encode(batch):
-                    ids.extend(row)
-                    ids.append(eos)
-                write_ids(stream, ids)
-                tokens += len(ids)
-                lines += len(batch)
-        stream.seek(0)
-        stream.write(header(job.dtype, tokens))
-    record = {
-        "file": job.name,
-        "tokens": tokens,
-        "lines": lines,
-        "bytes": sum(span.end - span.start for span in job.spans),
-        "npy_bytes": HEADER_BYTES + tokens * id_array(job.dtype).itemsize,
-        "inputs": [[span.path, span.start, span.end] for span in job.spans],
-        "settings": job.settings,
-    }
-    write_atomic(f"{path}{MARKER}", json.dumps(record, ensure_ascii=False).encode("utf-8"))
-    return record
-
-
-def _batches(lines: Iterator[str]) -> Iterator[list[str]]:
-    while batch := list(islice(lines, BATCH_LINES)):
-        yield batch
 
 
 def encode_corpus(
@@ -158,7 +100,7 @@ def encode_corpus(
     todo = [job for job in jobs if job.name not in done]
     shown = _Progress(progress, jobs, done)
     if engine == "ray":
-        from brahmic_pua.distributed import encode_on_ray
+        from brahmic_pua.integrations.distributed import encode_on_ray
 
         encode_on_ray(data, todo, workers, ray_address, shown.update)
     elif workers == 1 or len(todo) <= 1:

@@ -39,7 +39,12 @@ from typing import Any
 
 import sentencepiece as stock
 
-from brahmic_pua.metrics import fertility, orphan_mark_ids, orphan_marks_per_1000, total_tokens
+from brahmic_pua.evaluation.metrics import (
+    fertility,
+    orphan_mark_ids,
+    orphan_marks_per_1000,
+    total_tokens,
+)
 from brahmic_pua.model.manifest import ModelFileError, extract
 from brahmic_pua.model.pieces import NORMAL, SPACE, UNUSED, starts_with_mark
 from brahmic_pua.model.proto import parse_model
@@ -75,7 +80,8 @@ def load_plain(data: bytes, source: str = "model") -> Any:
 
 class IdRepair:
     """fixToken over a plain model's ids (see the module docstring). ``processor`` is stock spm
-    on the model, ``orphans`` its orphan-mark ids (:func:`brahmic_pua.metrics.orphan_mark_ids`).
+    on the model, ``orphans`` its orphan-mark ids
+    (:func:`brahmic_pua.evaluation.metrics.orphan_mark_ids`).
     ``use_bytes=False``: a cluster without a piece keeps its span's ids instead of bytes."""
 
     def __init__(self, data: bytes, source: str = "model", *, use_bytes: bool = True) -> None:

@@ -21,15 +21,15 @@ from typing import Any
 import sentencepiece as stock
 
 from brahmic_pua.codec import PUACodec
-from brahmic_pua.entropy import segmentation_entropy
 from brahmic_pua.model.decoding import PlainDecoder
 from brahmic_pua.model.manifest import Manifest, ModelFileError, extract
 from brahmic_pua.model.pieces import display, display_vocabulary, model_text
 from brahmic_pua.model.proto import model_type, parse_model
+from brahmic_pua.model.script_ids import script_ids as _script_ids
 from brahmic_pua.normalize import check_mode
-from brahmic_pua.script_ids import script_ids as _script_ids
+from brahmic_pua.runtime.entropy import segmentation_entropy
+from brahmic_pua.runtime.stream import StreamDecoder
 from brahmic_pua.segment.pieces import check_no_surrogates
-from brahmic_pua.stream import StreamDecoder
 
 OutType = type | str | None
 
@@ -559,7 +559,7 @@ class SentencePieceProcessor:
 
     def stream_decoder(self, policy: str = "akshara") -> StreamDecoder:
         """A decoder for ids as a model generates them: ``feed`` returns text only where a
-        cluster ends, ``flush`` the rest (``brahmic_pua.stream``)."""
+        cluster ends, ``flush`` the rest (``brahmic_pua.runtime.stream``)."""
         return StreamDecoder(self, policy)
 
     def _plain_decoder(self) -> PlainDecoder:
@@ -616,7 +616,8 @@ class SentencePieceProcessor:
 
     def script_ids(self) -> list[int]:
         """One script id per piece id, aligned with the vocabulary (a per-token script feature,
-        seed 000's ``script(t)``); :data:`brahmic_pua.script_ids.SCRIPT_ID_NAMES` names them."""
+        seed 000's ``script(t)``); :data:`brahmic_pua.model.script_ids.SCRIPT_ID_NAMES` names
+        them."""
         return _script_ids(self)
 
     def unk_id(self) -> int:

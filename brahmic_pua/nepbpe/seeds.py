@@ -5,7 +5,7 @@ one piece, never absorbed into a longer piece (seed 000's Gate: ``a ∈ V_strict
 ``b ∈ V_seed`` never merge). ``V_ambiguous`` holds strings that are morphemes in some words and
 ordinary syllables in others (मा in रुपमा and in आमा): a longer piece that starts with one is kept
 only if that continuation is frequent (``Freq(a, b) ≥ θ``; θ is a count, or a rate per million
-words, see :func:`brahmic_pua.filters.filter_model`). E2: the strict set is hand-validated; a
+words, see :func:`brahmic_pua.nepbpe.filters.filter_model`). E2: the strict set is hand-validated; a
 frequency alone never promotes a seed to strict, so a seed listed in both sets is strict.
 
 Seeds are matched in whole aksharas (:func:`units`), as seed 000's DFA ``D`` cuts text:

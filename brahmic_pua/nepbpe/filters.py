@@ -31,7 +31,7 @@ whitespace, decimal digits of any script (General_Category Nd), ZWJ and ZWNJ, an
 character of Script Common, Inherited or Unknown (symbols such as ₹ or %, shared combining
 marks). Punctuation is General_Category P* (Pc Pd Ps Pe Pi Pf Po): neutral to
 ``cross-script``, the other side of ``punct-join``. Seeds, pieces and corpus words are matched
-in aksharas (:func:`brahmic_pua.seeds.units`) after the model's N.
+in aksharas (:func:`brahmic_pua.nepbpe.seeds.units`) after the model's N.
 
 Only NORMAL pieces are ever disabled: never unknown, control, byte or user-defined pieces, nor
 a one-character piece the text needs (a PUA code, or any character of a model without byte
@@ -57,9 +57,9 @@ from brahmic_pua.codec.layout import is_private_use
 from brahmic_pua.model.manifest import ModelFileError, embed, extract
 from brahmic_pua.model.pieces import NORMAL, SPACE, UNUSED, display, starts_with_mark
 from brahmic_pua.model.proto import parse_model
+from brahmic_pua.nepbpe.seeds import Seeds, units
 from brahmic_pua.normalize import normalizer
 from brahmic_pua.orthography.classify import script_of_char
-from brahmic_pua.seeds import Seeds, units
 
 FILTERS = ("cross-script", "punct-join", "mark-start", "theta", "seed-absorb")
 DEFAULT_THETA = 100.0

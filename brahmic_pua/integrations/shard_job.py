@@ -1,0 +1,75 @@
+"""One id shard: the job that says what to write, and the code that writes it, shared by every
+engine of ``encode-corpus`` (this process, worker processes, Ray actors), so that each writes the
+same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from itertools import islice
+from pathlib import Path
+from typing import Any
+
+from brahmic_pua.io.atomic import atomic_output, write_atomic
+from brahmic_pua.io.lines import Span, read_lines
+from brahmic_pua.io.npy import HEADER_BYTES, header, id_array, write_ids
+from brahmic_pua.runtime.processor import SentencePieceProcessor
+
+MARKER = ".COMPLETE"
+BATCH_LINES = 2048
+
+Record = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ShardJob:
+    """One shard to write: its input ranges, and what its marker must record."""
+
+    directory: str
+    name: str
+    spans: tuple[Span, ...]
+    dtype: str
+    eos_id: int
+    settings: Record
+
+
+def encode_shard(processor: SentencePieceProcessor, job: ShardJob) -> Record:
+    """Write the shard (temporary file, rename), then its marker; return the marker's record.
+
+    The ids are streamed: the header is written with a placeholder length and filled in at the
+    end, so a worker holds one batch of lines, not a shard."""
+    path = Path(job.directory, job.name)
+    eos = job.eos_id
+    tokens = lines = 0
+    with atomic_output(path) as text:
+        stream = text.buffer
+        stream.write(header(job.dtype, 0))
+        for span in job.spans:
+            for batch in _batches(read_lines(span)):
+                ids = id_array(job.dtype)
+                for row in processor.encode(batch):
+                    ids.extend(row)
+                    ids.append(eos)
+                write_ids(stream, ids)
+                tokens += len(ids)
+                lines += len(batch)
+        stream.seek(0)
+        stream.write(header(job.dtype, tokens))
+    record = {
+        "file": job.name,
+        "tokens": tokens,
+        "lines": lines,
+        "bytes": sum(span.end - span.start for span in job.spans),
+        "npy_bytes": HEADER_BYTES + tokens * id_array(job.dtype).itemsize,
+        "inputs": [[span.path, span.start, span.end] for span in job.spans],
+        "settings": job.settings,
+    }
+    write_atomic(f"{path}{MARKER}", json.dumps(record, ensure_ascii=False).encode("utf-8"))
+    return record
+
+
+def _batches(lines: Iterator[str]) -> Iterator[list[str]]:
+    while batch := list(islice(lines, BATCH_LINES)):
+        yield batch
