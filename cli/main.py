@@ -15,7 +15,6 @@ import signal
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from pathlib import Path
 from types import FrameType
 from typing import Any, BinaryIO, NoReturn
 
@@ -34,6 +33,7 @@ from brahmic_pua.io.atomic import atomic_output
 from brahmic_pua.normalize import MODES, normalizer
 from brahmic_pua.trainer import train_model
 from brahmic_pua.trainer.engine import ENGINES
+from brahmic_pua.trainer.options import check_model_prefix, parse_flag_args
 
 from .audit_command import audit_command
 from .encode_corpus_command import encode_corpus_command
@@ -277,36 +277,12 @@ def codec_decode(codec_path: str, input_: BinaryIO, output: str | None) -> None:
     _run(input_, output, _load(codec_path).decode)
 
 
-def _spm_flags(args: list[str]) -> dict[str, str]:
-    """Extra spm_train flags, as --name=value or --name value."""
-    flags: dict[str, str] = {}
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        if not arg.startswith("--"):
-            raise click.UsageError(
-                f"unexpected argument {arg!r}: spm options look like --name=value"
-            )
-        if "=" in arg:
-            name, value = arg[2:].split("=", 1)
-        elif i + 1 < len(args) and not args[i + 1].startswith("--"):
-            name, value = arg[2:], args[i + 1]
-            i += 1
-        else:
-            name, value = arg[2:], "true"
-        flags[name] = value
-        i += 1
-    return flags
-
-
 def _model_prefix(ctx: click.Context, param: click.Parameter, value: str) -> str:
-    """A prefix that names files: "" or "out/" would write hidden files named ".model"."""
-    if not value or value.endswith(("/", os.sep)) or Path(value).name in ("", ".", ".."):
-        raise click.BadParameter(
-            f"{value!r} names no file; give a path prefix such as out/te "
-            "(writes out/te.model and out/te.vocab)"
-        )
-    return value
+    """The trainer's own model_prefix rule, as a usage error (exit 2) before anything runs."""
+    try:
+        return check_model_prefix(value)
+    except ValueError as error:
+        raise click.BadParameter(str(error)) from None
 
 
 @main.command("train", context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
@@ -346,10 +322,16 @@ def train_command(
     model_type: str, policy: str, scripts: str | None, normalization: str, engine: str,
 ) -> None:  # fmt: skip
     """Train a SentencePiece model on clusters (spm_train's flags; others pass through)."""
+    try:
+        flags = parse_flag_args(ctx.args)
+    except ValueError as error:
+        raise click.UsageError(str(error)) from None
+    # Progress is on by default in a shell; --progress=false (read by the trainer's one
+    # boolean reader) turns it off.
     train_model(
         input=list(inputs), model_prefix=model_prefix, vocab_size=vocab_size,
         model_type=model_type, policy=policy, scripts=scripts, normalization=normalization,
-        engine=engine, progress=True, **_spm_flags(list(ctx.args)),
+        engine=engine, **{"progress": "true", **flags},
     )  # fmt: skip
 
 

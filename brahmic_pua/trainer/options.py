@@ -13,8 +13,9 @@ starts that PUA training loses, see trainer/word_starts.py).
 from __future__ import annotations
 
 import difflib
+import os
 import shlex
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -60,14 +61,42 @@ class TrainOptions:
 
 
 def parse_flag_string(arg: str) -> dict[str, str]:
-    """spm's single-string form: ``"--input=a.txt --vocab_size=8000"``."""
+    """spm's single-string form, ``"--input=a.txt --vocab_size=8000"``: every word is
+    ``--name=value`` (shell quoting allowed), as stock ``SentencePieceTrainer.train`` takes it."""
     options: dict[str, str] = {}
     for token in shlex.split(arg):
         if not token.startswith("--") or "=" not in token:
             raise ValueError(f"cannot read {token!r}: write options as --name=value")
-        name, value = token[2:].split("=", 1)
+        name, value = _split_flag(token)
         options[name] = value
     return options
+
+
+def parse_flag_args(args: Sequence[str]) -> dict[str, str]:
+    """spm_train's command-line form, as the CLI passes its extra flags through:
+    ``--name=value``, ``--name value``, or a bare ``--name`` for true. The values go through
+    the same :func:`build_options` checks as the string and keyword forms."""
+    options: dict[str, str] = {}
+    i = 0
+    while i < len(args):
+        token = args[i]
+        if not token.startswith("--"):
+            raise ValueError(f"unexpected argument {token!r}: spm options look like --name=value")
+        if "=" in token:
+            name, value = _split_flag(token)
+        elif i + 1 < len(args) and not args[i + 1].startswith("--"):
+            name, value = token[2:], args[i + 1]
+            i += 1
+        else:
+            name, value = token[2:], "true"
+        options[name] = value
+        i += 1
+    return options
+
+
+def _split_flag(token: str) -> tuple[str, str]:
+    name, value = token[2:].split("=", 1)
+    return name, value
 
 
 def _known_spm_options() -> set[str]:
@@ -108,9 +137,9 @@ def build_options(arg: str | None, kwargs: Mapping[str, Any], progress: bool) ->
     options.normalization = check_mode(str(given.pop("normalization", "nfc")))
     folding = given.pop("folding_rules", None)
     options.folding_rules = None if folding is None else str(folding)
-    options.progress = bool(given.pop("progress", progress))
+    options.progress = read_bool("progress", given.pop("progress", progress))
     starts = given.pop("complete_word_starts", True)
-    options.complete_word_starts = _our_bool("complete_word_starts", starts)
+    options.complete_word_starts = read_bool("complete_word_starts", starts)
     _nepbpe_options(options, given)
     options.sentence_iterator = given.pop("sentence_iterator", None)
     given.pop("input_format", None)
@@ -126,13 +155,7 @@ def build_options(arg: str | None, kwargs: Mapping[str, Any], progress: bool) ->
         raise ValueError("ray_address is for engine=ray")
     options.ray_address = None if address is None else str(address)
     options.spm.update(check_values(given))
-    if not str(options.spm.get("model_prefix", "")).strip() or str(
-        options.spm["model_prefix"]
-    ).endswith(("/", "\\")):
-        raise ValueError(
-            f"model_prefix={options.spm['model_prefix']!r} names no file: give a path such as "
-            "out/te (the trainer writes te.model and te.vocab)"
-        )
+    check_model_prefix(str(options.spm["model_prefix"]))
     return options
 
 
@@ -195,13 +218,7 @@ def _convert(kind: int | None, value: Any) -> Any:
             raise TypeError
         return float(value)
     if kind == _BOOL:
-        if isinstance(value, bool):
-            return value
-        if str(value).strip().lower() in _TRUE:
-            return True
-        if str(value).strip().lower() in _FALSE:
-            return False
-        raise ValueError
+        return _bool_word(value)
     if kind == _ENUM:
         name = str(value).strip().lower()
         if name not in ("unigram", "bpe", "char", "word"):
@@ -216,23 +233,51 @@ def _with_hint(name: str, known: set[str]) -> str:
     return f"{name} (did you mean {close[0]}?)" if close else name
 
 
-def spm_bool(value: Any) -> bool:
-    """spm's flag strings ("true", "false", "1") as a bool, with the words check_values takes."""
-    if isinstance(value, str):
-        return value.strip().lower() in _TRUE
-    return bool(value)
-
-
-__all__ = ["TrainOptions", "build_options", "parse_flag_string", "spm_bool"]
-
-
-def _our_bool(name: str, value: Any) -> bool:
-    """One of our boolean options, read as strictly as spm reads its own (a typo is an error,
-    not a silent true or false)."""
+def read_bool(name: str, value: Any) -> bool:
+    """The one boolean reader, for spm's options and brahmic_pua's, in the library and the CLI:
+    a bool, or one of true/false, 1/0, yes/no, on/off, t/f, y/n in any case. Anything else is
+    a one-line error naming the option: a typo such as "ture" must not silently mean false
+    (or, through ``bool("false")``, true)."""
     try:
-        return bool(_convert(_BOOL, value))
+        return _bool_word(value)
     except ValueError:
-        raise ValueError(f"{name}={value!r} is not true or false") from None
+        raise ValueError(
+            f"{name}={value!r} is not true or false (write true/false, 1/0 or yes/no)"
+        ) from None
+
+
+def _bool_word(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    word = str(value).strip().lower()
+    if word in _TRUE:
+        return True
+    if word in _FALSE:
+        return False
+    raise ValueError(word)
+
+
+def check_model_prefix(prefix: str) -> str:
+    """The one rule for ``model_prefix``: it must name a file, since the trainer writes
+    ``<prefix>.model`` and ``<prefix>.vocab``; "", "out/" or "out/.." would write hidden files
+    named ".model" or files outside the folder meant."""
+    last = prefix.replace("\\", "/").replace(os.sep, "/").rsplit("/", 1)[-1]
+    if last.strip() in ("", ".", ".."):
+        raise ValueError(
+            f"model_prefix={prefix!r} names no file: give a path such as out/te "
+            "(the trainer writes out/te.model and out/te.vocab)"
+        )
+    return prefix
+
+
+__all__ = [
+    "TrainOptions",
+    "build_options",
+    "check_model_prefix",
+    "parse_flag_args",
+    "parse_flag_string",
+    "read_bool",
+]
 
 
 def _nepbpe_options(options: TrainOptions, given: dict[str, Any]) -> None:
@@ -244,7 +289,7 @@ def _nepbpe_options(options: TrainOptions, given: dict[str, Any]) -> None:
     names = list(FILTERS) if list(names) == ["all"] else list(names)
     options.filters = check_filters(names)
     strict, ambiguous = given.pop("seeds_strict", None), given.pop("seeds_ambiguous", None)
-    nepali = spm_bool(given.pop("nepali_seeds", False))
+    nepali = read_bool("nepali_seeds", given.pop("nepali_seeds", False))
     if strict is not None or ambiguous is not None or nepali:
         options.seeds = load_seeds(strict, ambiguous, nepali=nepali)
     options.theta = _number("theta", given.pop("theta", DEFAULT_THETA))

@@ -41,7 +41,7 @@ from brahmic_pua.trainer.checks import symbol_list, user_symbols, weakened_guara
 from brahmic_pua.trainer.corpus import Corpus
 from brahmic_pua.trainer.engine import count_clusters
 from brahmic_pua.trainer.fit import fit
-from brahmic_pua.trainer.options import TrainOptions, build_options, spm_bool
+from brahmic_pua.trainer.options import TrainOptions, build_options, read_bool
 from brahmic_pua.trainer.word_starts import complete_word_starts
 
 DEFAULT_MAX_SENTENCE_LENGTH = 4192
@@ -119,7 +119,9 @@ def train_model(arg: str | None = None, **kwargs: Any) -> TrainReport:
     # spm's input_sentence_size, honoured here: a sample by a fixed seed (spm's own differs
     # from run to run) or, with shuffle_input_sentence=false, the first lines, as in spm.
     sample = int(options.spm.pop("input_sentence_size", 0))
-    first = sample > 0 and not spm_bool(options.spm.get("shuffle_input_sentence", True))
+    first = sample > 0 and not read_bool(
+        "shuffle_input_sentence", options.spm.get("shuffle_input_sentence", True)
+    )
     corpus = Corpus(options.inputs, options.sentence_iterator, n, sample, first, options.progress)
     try:
         counts = count_clusters(
@@ -158,7 +160,7 @@ def _train(
         )
     vocab_size = int(opts.get("vocab_size", 8000))
     model_type = str(opts.get("model_type", "unigram")).lower()
-    byte_fallback = spm_bool(opts["byte_fallback"])
+    byte_fallback = read_bool("byte_fallback", opts["byte_fallback"])
     reserved = _reserved_pieces(opts)
     symbols = symbol_counts(codec, characters, stats.lines)
     if "character_coverage" in opts:

@@ -1,0 +1,101 @@
+"""One rule per fact: each fact that used to be written twice (and disagreed) is read by one
+function now. Every test here failed on the copy that was removed."""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
+
+from brahmic_pua.cli.main import main
+from brahmic_pua.trainer.options import (
+    build_options,
+    check_model_prefix,
+    parse_flag_args,
+    parse_flag_string,
+    read_bool,
+)
+
+SAMPLE = str(resources.files("brahmic_pua.data").joinpath("te.sample.txt"))
+TRUE_WORDS = ("true", "TRUE", "True", " yes ", "1", "on", "y", "t")
+FALSE_WORDS = ("false", "FALSE", "False", "no", "0", "off", "n", "f")
+
+
+def _options(**given: object) -> object:
+    return build_options(None, {"input": SAMPLE, "model_prefix": "out/te", **given}, False)
+
+
+@pytest.mark.parametrize("word", TRUE_WORDS)
+def test_true_words(word: str) -> None:
+    assert read_bool("x", word) is True
+
+
+@pytest.mark.parametrize("word", FALSE_WORDS)
+def test_false_words(word: str) -> None:
+    assert read_bool("x", word) is False
+
+
+@given(st.text(max_size=8).filter(lambda w: w.strip().lower() not in TRUE_WORDS + FALSE_WORDS))
+def test_anything_else_is_one_line_naming_the_option(word: str) -> None:
+    words = {w.strip().lower() for w in TRUE_WORDS + FALSE_WORDS}
+    if word.strip().lower() in words:
+        return
+    with pytest.raises(ValueError, match=r"^progress=.* is not true or false") as error:
+        read_bool("progress", word)
+    assert "\n" not in str(error.value).replace(repr(word), "")
+
+
+@pytest.mark.parametrize("name", ["progress", "complete_word_starts", "byte_fallback"])
+def test_every_boolean_option_reads_false_as_false(name: str) -> None:
+    """``progress="false"`` was ``bool("false")``, so true."""
+    options = _options(**{name: "false"})
+    value = options.spm[name] if name == "byte_fallback" else getattr(options, name)  # type: ignore[attr-defined]
+    assert value is False
+
+
+@pytest.mark.parametrize("name", ["progress", "nepali_seeds", "complete_word_starts"])
+def test_a_typo_is_an_error_for_every_boolean_option(name: str) -> None:
+    """``nepali_seeds="ture"`` was silently false."""
+    with pytest.raises(ValueError, match=f"^{name}='ture' is not true or false"):
+        _options(**{name: "ture"})
+
+
+def test_argv_and_string_forms_read_alike() -> None:
+    argv = parse_flag_args(["--progress=false", "--vocab_size", "900", "--byte_fallback"])
+    assert argv == {"progress": "false", "vocab_size": "900", "byte_fallback": "true"}
+    string = parse_flag_string("--progress=false --vocab_size=900 --byte_fallback=true")
+    assert string == argv
+    with pytest.raises(ValueError, match="look like --name=value"):
+        parse_flag_args(["stray"])
+    with pytest.raises(ValueError, match="write options as --name=value"):
+        parse_flag_string("--byte_fallback")
+
+
+@pytest.mark.parametrize("flags", [["--progress=false"], ["--progress", "false"]])
+def test_cli_train_takes_progress_false(tmp_path: Path, flags: list[str]) -> None:
+    """It crashed: ``train_model() got multiple values for keyword argument 'progress'``."""
+    prefix = tmp_path / "te"
+    args = ["train", "--input", SAMPLE, "--model_prefix", str(prefix), "--vocab_size", "700"]
+    result = CliRunner().invoke(main, [*args, *flags])
+    assert result.exit_code == 0, result.output
+    assert prefix.with_suffix(".model").stat().st_size > 0
+    assert "Counting" not in result.output and "%" not in result.output
+
+
+@pytest.mark.parametrize("prefix", ["", "  ", "out/", "out\\", "out/.", "out/..", "."])
+def test_model_prefix_one_rule(prefix: str) -> None:
+    """The library accepted "out/." and ".", which the CLI refused."""
+    with pytest.raises(ValueError, match="names no file"):
+        check_model_prefix(prefix)
+    with pytest.raises(ValueError, match="names no file"):
+        _options(model_prefix=prefix)
+
+
+def test_cli_model_prefix_is_a_usage_error(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["train", "--input", SAMPLE, "--model_prefix", "out/."])
+    assert result.exit_code == 2
+    assert "names no file" in result.output
