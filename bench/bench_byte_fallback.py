@@ -28,6 +28,7 @@ from brahmic_pua.evaluation.metrics import (
     private_code_byte_runs,
     round_trip_rate,
 )
+from brahmic_pua.io.lines import file_lines
 
 CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
 
@@ -46,9 +47,9 @@ def main() -> None:
     args = parser.parse_args()
     if args.arm == "A":
         keep_every_cluster()
-    te = (CORPORA / "te.train.txt").read_text(encoding="utf-8").splitlines()
-    ne = (CORPORA / "ne.train.txt").read_text(encoding="utf-8").splitlines()
-    news = (CORPORA / "te.extra.txt").read_text(encoding="utf-8").splitlines()
+    te = list(file_lines(CORPORA / "te.train.txt"))
+    ne = list(file_lines(CORPORA / "ne.train.txt"))
+    news = list(file_lines(CORPORA / "te.extra.txt"))
     held = {"te news": news[-3000:], "ne held out": ne[-3000:]}
     with tempfile.TemporaryDirectory() as work:
         prefix = f"{work}/m"

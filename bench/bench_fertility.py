@@ -28,6 +28,7 @@ import sentencepiece as spm
 
 import brahmic_pua
 from brahmic_pua.evaluation.metrics import fertility
+from brahmic_pua.io.lines import file_lines
 from brahmic_pua.trainer import train_model
 
 CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
@@ -42,8 +43,8 @@ class Task:
 
 
 def telugu(news_lines: int) -> Task:
-    lines = (CORPORA / "te.train.txt").read_text(encoding="utf-8").splitlines()
-    extra = (CORPORA / "te.extra.txt").read_text(encoding="utf-8").splitlines()
+    lines = list(file_lines(CORPORA / "te.train.txt"))
+    extra = list(file_lines(CORPORA / "te.extra.txt"))
     held = [line for i, line in enumerate(lines) if i % 20 == 0 and line.strip()]
     return Task(
         "te",
@@ -53,7 +54,7 @@ def telugu(news_lines: int) -> Task:
 
 
 def nepali(train_lines: int, held_lines: int) -> Task:
-    lines = (CORPORA / "ne.train.txt").read_text(encoding="utf-8").splitlines()
+    lines = list(file_lines(CORPORA / "ne.train.txt"))
     held = lines[train_lines : train_lines + held_lines]
     return Task("ne", lines[:train_lines], {"news (same source)": held})
 

@@ -33,6 +33,7 @@ import regex
 import sentencepiece as stock
 
 from brahmic_pua.evaluation.metrics import fertility
+from brahmic_pua.io.lines import file_lines
 from brahmic_pua.nepbpe.filters import FILTERS, apply_filters
 from brahmic_pua.nepbpe.seeds import Seeds, nepali_entries, nepali_seeds, units
 from brahmic_pua.trainer import train_model
@@ -57,7 +58,7 @@ def nfc(text: str) -> str:
 
 
 def split_corpus() -> tuple[list[str], list[str]]:
-    lines = (CORPORA / "ne.train.txt").read_text(encoding="utf-8").splitlines()
+    lines = list(file_lines(CORPORA / "ne.train.txt"))
     return lines[:-HELD_OUT], lines[-HELD_OUT:]
 
 

@@ -28,6 +28,7 @@ from pathlib import Path
 import sentencepiece as stock
 
 from brahmic_pua.evaluation.repair import IdRepair, Measure, measure, repair_vocabulary
+from brahmic_pua.io.lines import file_lines
 
 CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
 VOCAB = 8000
@@ -36,7 +37,7 @@ NE_TRAIN = 20000
 
 
 def lines(name: str) -> list[str]:
-    return (CORPORA / name).read_text(encoding="utf-8").splitlines()
+    return list(file_lines(CORPORA / name))
 
 
 def train_plain(texts: list[str], model_type: str) -> bytes:

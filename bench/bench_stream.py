@@ -24,6 +24,7 @@ from typing import Any
 import sentencepiece as stock
 
 import brahmic_pua
+from brahmic_pua.io.lines import file_lines
 from brahmic_pua.runtime.stream import stream_decoder
 from brahmic_pua.trainer import train_model
 
@@ -88,7 +89,7 @@ def main() -> None:
     parser.add_argument("--lines", type=int, default=2000)
     parser.add_argument("--model", action="append", default=[])
     args = parser.parse_args()
-    news = (CORPORA / "te.extra.txt").read_text(encoding="utf-8").splitlines()[-args.lines :]
+    news = list(file_lines(CORPORA / "te.extra.txt"))[-args.lines :]
     with tempfile.TemporaryDirectory() as work:
         paths = [Path(path) for path in args.model]
         if not paths:

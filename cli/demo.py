@@ -12,6 +12,7 @@ from typing import Any
 import sentencepiece as spm
 
 from brahmic_pua.evaluation.metrics import byte_fallback_per_1000, orphan_marks_per_1000
+from brahmic_pua.io.lines import split_text
 from brahmic_pua.model.pieces import starts_with_mark
 from brahmic_pua.runtime.processor import SentencePieceProcessor
 from brahmic_pua.trainer import train_model
@@ -34,7 +35,7 @@ def sample_lines() -> tuple[list[str], list[str]]:
     held: list[str] = []
     for name in SAMPLES:
         text = resources.files("brahmic_pua.data").joinpath(name).read_text(encoding="utf-8")
-        lines = [line for line in text.splitlines() if line.strip()]
+        lines = [line for line in split_text(text) if line.strip()]
         train += lines[:-HELD_OUT_PER_LANGUAGE]
         held += lines[-HELD_OUT_PER_LANGUAGE:]
     return train, held

@@ -11,6 +11,7 @@ import click
 
 from brahmic_pua import SentencePieceProcessor
 from brahmic_pua.evaluation.evaluate import O200k, evaluate, format_table
+from brahmic_pua.io.lines import file_lines
 from brahmic_pua.model.script_ids import vocabulary_lines
 
 MODEL_PATH = click.Path(exists=True, dir_okay=False)
@@ -29,24 +30,9 @@ def _load(path: str) -> SentencePieceProcessor:
 
 
 def read_texts(paths: tuple[str, ...]) -> list[str]:
-    """The non-blank lines of UTF-8 files, line endings and a leading BOM dropped (as spm
-    reads a corpus); a byte that is not UTF-8 is one error naming the file and line."""
-    texts = []
-    for path in paths:
-        with open(path, "rb") as stream:
-            for number, raw in enumerate(stream, 1):
-                try:
-                    line = raw.decode("utf-8")
-                except UnicodeDecodeError as error:
-                    raise click.ClickException(
-                        f"{path} is not UTF-8 at line {number} ({error.reason}); "
-                        "convert it first, e.g. iconv -f LATIN1 -t UTF-8"
-                    ) from None
-                if number == 1:
-                    line = line.removeprefix("\ufeff")
-                line = line.removesuffix("\n").removesuffix("\r")
-                if line.strip():
-                    texts.append(line)
+    """The non-blank lines of UTF-8 files, read by the one line rule (brahmic_pua.io.lines:
+    line ends and a leading BOM dropped, as spm reads a corpus)."""
+    texts = [line for path in paths for line in file_lines(path, skip_blank=True)]
     if not texts:
         raise click.ClickException(
             f"no text to evaluate: every line of {', '.join(paths)} is blank"

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from brahmic_pua.io.atomic import check_writable, write_atomic_many
+from brahmic_pua.io.lines import file_lines
 from brahmic_pua.model.manifest import extract
 from brahmic_pua.model.pieces import display_vocabulary
 from brahmic_pua.model.proto import parse_model
@@ -18,16 +19,9 @@ FILE = click.Path(exists=True, dir_okay=False)
 
 
 def _corpus(paths: tuple[str, ...]) -> Iterator[str]:
-    """Lines of UTF-8 files, line endings dropped; a bad byte is one error naming its line."""
+    """The corpus's lines, read by the one line rule (brahmic_pua.io.lines)."""
     for path in paths:
-        with open(path, "rb") as stream:
-            for number, raw in enumerate(stream, 1):
-                try:
-                    yield raw.decode("utf-8").rstrip("\r\n")
-                except UnicodeDecodeError as error:
-                    raise click.ClickException(
-                        f"corpus {path} is not UTF-8 at line {number} ({error.reason})"
-                    ) from None
+        yield from file_lines(path)
 
 
 def vocab_text(data: bytes) -> bytes:

@@ -30,6 +30,7 @@ from brahmic_pua import (
     segment,
 )
 from brahmic_pua.io.atomic import atomic_output
+from brahmic_pua.io.lines import stream_lines
 from brahmic_pua.normalize import MODES, normalizer
 from brahmic_pua.trainer import train_model
 from brahmic_pua.trainer.engine import ENGINES
@@ -110,20 +111,8 @@ class _Shell(click.Group):
 
 
 def _lines(stream: BinaryIO) -> Iterator[str]:
-    """Lines split at b"\\n" only, without it; a bad byte is reported at its line and offset."""
-    offset = 0
-    for number, raw in enumerate(stream, 1):
-        try:
-            line = raw.decode("utf-8")
-        except UnicodeDecodeError as error:
-            name = getattr(stream, "name", "<stdin>")
-            where = f"line {number} (byte offset {offset + error.start}: {error.reason})"
-            raise click.ClickException(
-                f"input {'stdin' if name == '<stdin>' else name} is not UTF-8 at {where}; "
-                "convert it first, e.g. iconv -f LATIN1 -t UTF-8"
-            ) from None
-        offset += len(raw)
-        yield line[:-1] if line.endswith("\n") else line
+    """The input's lines, exactly: only the "\\n" is removed (see brahmic_pua.io.lines)."""
+    return stream_lines(stream, getattr(stream, "name", "<stdin>"), exact=True)
 
 
 @contextmanager

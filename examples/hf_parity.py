@@ -21,6 +21,7 @@ from typing import Any
 
 from brahmic_pua import SentencePieceProcessor
 from brahmic_pua.hf import BrahmicPuaTokenizer
+from brahmic_pua.io.lines import file_lines
 from brahmic_pua.trainer import train_model
 
 CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
@@ -68,8 +69,7 @@ def main() -> None:
     parser.add_argument("--lines", type=Path, default=CORPORA / "te.extra.txt")
     parser.add_argument("--count", type=int, default=2000)
     args = parser.parse_args()
-    text = args.lines.read_text(encoding="utf-8").splitlines()
-    lines = [line for line in text if line.strip()][-args.count :]
+    lines = list(file_lines(args.lines, skip_blank=True))[-args.count :]
     with tempfile.TemporaryDirectory() as name:
         work = Path(name)
         model = args.model

@@ -3,15 +3,22 @@ function now. Every test here failed on the copy that was removed."""
 
 from __future__ import annotations
 
+import io
+import re
+import tempfile
 from importlib import resources
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from brahmic_pua.cli.eval_command import read_texts
+from brahmic_pua.cli.filter_command import _corpus as filter_corpus
 from brahmic_pua.cli.main import main
+from brahmic_pua.io.lines import file_lines, stream_lines
+from brahmic_pua.normalize.folding import read_table
 from brahmic_pua.trainer.options import (
     build_options,
     check_model_prefix,
@@ -99,3 +106,59 @@ def test_cli_model_prefix_is_a_usage_error(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["train", "--input", SAMPLE, "--model_prefix", "out/."])
     assert result.exit_code == 2
     assert "names no file" in result.output
+
+
+# -- one line reader --------------------------------------------------------------------------
+
+NASTY = st.sampled_from(
+    ["a", "క్ర", " ", "\r", "\u2028", "\u2029", "\x85", "\x0c", "\ufeff", "\u200d", "\ue000", "\t"]
+)
+LINES = st.lists(st.lists(NASTY, max_size=6).map("".join), max_size=8)
+
+
+def _oracle(data: str) -> list[str]:
+    """The documented rule, written out independently: a line ends at LF only; trailing CRs
+    go; a BOM at the very start goes; blank lines stay."""
+    if data.startswith("\ufeff"):
+        data = data[1:]
+    found = re.findall(r"([^\n]*)\n|([^\n]+)\Z", data)
+    return [(ended or last).rstrip("\r") for ended, last in found]
+
+
+@settings(max_examples=60, deadline=None)
+@given(LINES, st.booleans())
+def test_every_reader_cuts_lines_by_the_one_rule(lines: list[str], final_newline: bool) -> None:
+    data = "\n".join(lines) + ("\n" if final_newline and lines else "")
+    expected = _oracle(data)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder, "corpus.txt")
+        path.write_bytes(data.encode("utf-8"))
+        assert list(file_lines(path)) == expected
+        assert list(stream_lines(io.BytesIO(data.encode("utf-8")))) == expected
+        assert list(filter_corpus((str(path),))) == expected
+        blank = [line for line in expected if line.strip()]
+        assert (read_texts((str(path),)) if blank else []) == blank
+        assert list(file_lines(path, skip_blank=True)) == blank
+
+
+def test_exact_keeps_cr_and_bom_for_the_cli_filters() -> None:
+    data = "\ufeffa\r\nb\u2028c\n"
+    assert list(stream_lines(io.BytesIO(data.encode()), exact=True)) == ["\ufeffa\r", "b\u2028c"]
+    result = CliRunner().invoke(main, ["segment", "--separator", " "], input=data)
+    assert result.output.split("\n")[1] == "b \u2028 c"  # not two lines
+
+
+def test_folding_table_reads_crlf_bom_and_keeps_u2028(tmp_path: Path) -> None:
+    """Text mode split "\\r" lines and kept the BOM inside the first pattern."""
+    table = tmp_path / "fold.tsv"
+    table.write_bytes("\ufeff# comment\r\nसँग\tसंग\tlm\r\n".encode())
+    assert read_table(str(table), "lm").rules == (("सँग", "संग"),)
+
+
+def test_a_bad_byte_names_the_line_and_offset(tmp_path: Path) -> None:
+    path = tmp_path / "bad.txt"
+    path.write_bytes(b"ok\nfine\n\xffbad\n")
+    with pytest.raises(ValueError, match=r"bad.txt is not UTF-8 at line 3 \(byte offset 8"):
+        list(file_lines(path))
+    with pytest.raises(ValueError, match=r"stdin is not UTF-8 at line 3 \(byte offset 8"):
+        list(stream_lines(io.BytesIO(path.read_bytes())))

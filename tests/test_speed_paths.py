@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from strategies import ALPHABET, nasty_texts, texts
 
 from brahmic_pua.codec import PUACodec
+from brahmic_pua.io.lines import batched
 from brahmic_pua.model import rules
 from brahmic_pua.normalize import normalizer
 from brahmic_pua.normalize.spellings import (
@@ -28,7 +29,7 @@ from brahmic_pua.normalize.spellings import (
     spellings,
 )
 from brahmic_pua.segment import counting
-from brahmic_pua.segment.counting import batched, count_batches, count_corpus
+from brahmic_pua.segment.counting import count_batches, count_corpus
 from brahmic_pua.trainer import engine, train_model
 from brahmic_pua.trainer import fit as fit_module
 from brahmic_pua.trainer.corpus import Corpus

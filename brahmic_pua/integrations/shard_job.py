@@ -6,19 +6,16 @@ same bytes.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from dataclasses import dataclass
-from itertools import islice
 from pathlib import Path
 from typing import Any
 
 from brahmic_pua.io.atomic import atomic_output, write_atomic
-from brahmic_pua.io.lines import Span, read_lines
+from brahmic_pua.io.lines import Span, batched, read_lines
 from brahmic_pua.io.npy import HEADER_BYTES, header, id_array, write_ids
 from brahmic_pua.runtime.processor import SentencePieceProcessor
 
 MARKER = ".COMPLETE"
-BATCH_LINES = 2048
 
 Record = dict[str, Any]
 
@@ -47,7 +44,7 @@ def encode_shard(processor: SentencePieceProcessor, job: ShardJob) -> Record:
         stream = text.buffer
         stream.write(header(job.dtype, 0))
         for span in job.spans:
-            for batch in _batches(read_lines(span)):
+            for batch in batched(read_lines(span)):
                 ids = id_array(job.dtype)
                 for row in processor.encode(batch):
                     ids.extend(row)
@@ -68,8 +65,3 @@ def encode_shard(processor: SentencePieceProcessor, job: ShardJob) -> Record:
     }
     write_atomic(f"{path}{MARKER}", json.dumps(record, ensure_ascii=False).encode("utf-8"))
     return record
-
-
-def _batches(lines: Iterator[str]) -> Iterator[list[str]]:
-    while batch := list(islice(lines, BATCH_LINES)):
-        yield batch

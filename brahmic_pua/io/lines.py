@@ -1,24 +1,39 @@
-"""Text files cut into line-aligned byte ranges, so that several processes or machines read one
-corpus in parallel, each line exactly once, with the lines the trainer reads.
+"""The one line reader: every text brahmic_pua reads (corpora, CLI input, eval and filter
+corpora, seed files, folding tables, shards, the examples) is cut into lines by one rule.
 
-A range starts at a line start and ends after a "\\n" (or at the end of its file), so ranges are
-planned by seeking (``max_bytes``) or by counting newlines in C (``max_lines``), never by
-decoding. Lines are read as :mod:`brahmic_pua.trainer.corpus` reads files: split at "\\n" only,
-trailing "\\r" and "\\n" dropped, a byte-order mark dropped from a file's first line, and a bad
-byte reported with the file's own line number and byte offset.
+**The rule.** A line ends at "\\n" and nowhere else: U+2028, U+2029, U+0085, form feeds and a
+lone "\\r" are characters of the line, as SentencePiece reads a corpus (Python's
+``str.splitlines`` would cut at all of them and count different lines than the trainer).
+Trailing "\\r" characters are dropped, so CRLF files read as LF files. A byte-order mark
+(U+FEFF) at the start of a file is dropped. Blank lines are lines (a reader that ignores them,
+like ``eval``, says ``skip_blank=True``). A byte that is not UTF-8 is one error naming the file,
+its line and its byte offset.
+
+**The one exception is a named parameter**, ``exact=True``: the CLI's line filters (``segment``,
+``normalize``, ``encode``, …) write one output line per input line and keep a "\\r" or a BOM as
+text, like ``cat``; only the "\\n" is removed.
+
+Files are also cut into line-aligned byte ranges (:func:`plan_spans`), so that several
+processes or machines read one corpus in parallel, each line exactly once: a range starts at a
+line start and ends after a "\\n" (or at the end of its file), planned by seeking
+(``max_bytes``) or by counting newlines in C (``max_lines``), never by decoding.
 """
 
 from __future__ import annotations
 
 import glob
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 from typing import BinaryIO
 
 BLOCK = 1 << 20
 BOM = "\ufeff"
+#: Lines handled together (counting, normalizing, encoding shards): whole-batch C calls
+#: instead of Python calls per line, and a bounded list in memory.
+BATCH_LINES = 2048
 
 
 @dataclass(frozen=True)
@@ -28,6 +43,14 @@ class Span:
     path: str
     start: int
     end: int
+
+
+def batched(items: Iterable[str], size: int = BATCH_LINES) -> Iterator[list[str]]:
+    """``items`` in lists of ``size``, the last shorter (``itertools.batched`` is Python 3.12
+    and gives tuples)."""
+    iterator = iter(items)
+    while batch := list(islice(iterator, size)):
+        yield batch
 
 
 def expand_inputs(patterns: Sequence[str]) -> list[str]:
@@ -145,12 +168,51 @@ def _lines(path: str, data: bytes, offset: int) -> list[str]:
             f"{path} is not UTF-8 at line {_line_number(path, where)} (byte offset {where}: "
             f"{error.reason}): convert it with iconv -t UTF-8"
         ) from None
+    return split_text(text, first=offset == 0)
+
+
+def split_text(text: str, *, first: bool = True, exact: bool = False) -> list[str]:
+    """``text`` cut by the rule; ``first``: it starts a file (a BOM there is dropped)."""
     lines = text.split("\n")
     if text.endswith("\n"):
         lines.pop()
-    if offset == 0 and lines:
+    if exact:
+        return lines
+    if first and lines:
         lines[0] = lines[0].removeprefix(BOM)
-    return [line.rstrip("\r") for line in lines]
+    return [line_text(line) for line in lines]
+
+
+def line_text(line: str) -> str:
+    """A line without its line end: trailing "\\r" and "\\n" dropped. Also the rule for one
+    ``sentence_iterator`` item, which may come with its "\\n" (``open(path)`` yields such)."""
+    return line.rstrip("\r\n")
+
+
+def file_lines(path: str | Path, *, skip_blank: bool = False) -> Iterator[str]:
+    """Every line of the UTF-8 file ``path``, read a block at a time; ``skip_blank`` leaves out
+    lines of white space only."""
+    lines = read_lines(Span(str(path), 0, os.path.getsize(path)))
+    return (line for line in lines if line.strip()) if skip_blank else lines
+
+
+def stream_lines(stream: BinaryIO, name: str = "<stdin>", *, exact: bool = False) -> Iterator[str]:
+    """The lines of a binary stream (stdin, a pipe) as they arrive, one at a time, so that an
+    interactive pipe gets each line's answer at once; ``exact``: see the module docstring."""
+    offset = 0
+    for number, raw in enumerate(stream, 1):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            where = f"line {number} (byte offset {offset + error.start}: {error.reason})"
+            shown = "stdin" if name == "<stdin>" else name
+            raise ValueError(
+                f"input {shown} is not UTF-8 at {where}; convert it first, "
+                "e.g. iconv -f LATIN1 -t UTF-8"
+            ) from None
+        lines = split_text(line, first=number == 1, exact=exact)
+        yield lines[0] if lines else ""
+        offset += len(raw)
 
 
 def _line_number(path: str, offset: int) -> int:

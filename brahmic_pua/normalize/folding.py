@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from functools import cache, cached_property
 from importlib import resources
 
+from brahmic_pua.io.lines import file_lines, split_text
 from brahmic_pua.normalize.spellings import composites
 
 ZWJ = "\u200d"
@@ -201,16 +202,14 @@ def read_table(path: str, mode: str) -> FoldingTable:
     ``lm`` / ``lm,ocr``, and a fourth of sources, as in the shipped table, are optional);
     one clear error for a line that is not a rule or a table that is not a normalization."""
     rules = []
-    with open(path, encoding="utf-8") as stream:
-        for number, line in enumerate(stream, 1):
-            line = line.rstrip("\r\n")
-            if not line.strip() or line.startswith("#"):
-                continue
-            fields = line.split("\t")
-            if len(fields) < 2:
-                raise ValueError(f"{path} line {number}: write pattern<TAB>replacement")
-            if len(fields) < 3 or mode in fields[2].split(","):
-                rules.append((fields[0], fields[1]))
+    for number, line in enumerate(file_lines(path), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        fields = line.split("\t")
+        if len(fields) < 2:
+            raise ValueError(f"{path} line {number}: write pattern<TAB>replacement")
+        if len(fields) < 3 or mode in fields[2].split(","):
+            rules.append((fields[0], fields[1]))
     try:
         return FoldingTable(tuple(rules))
     except ValueError as error:
@@ -221,7 +220,7 @@ def read_table(path: str, mode: str) -> FoldingTable:
 def nepali_table(mode: str) -> FoldingTable:
     """The shipped Nepali table for ``"lm"`` (full) or ``"ocr"`` (minimal); sources inside."""
     text = resources.files("brahmic_pua.data").joinpath("nepali_folding.txt").read_text("utf-8")
-    return FoldingTable(tuple(_rules_for(text.splitlines(), mode)))
+    return FoldingTable(tuple(_rules_for(split_text(text), mode)))
 
 
 def _rules_for(lines: Iterable[str], mode: str) -> list[tuple[str, str]]:

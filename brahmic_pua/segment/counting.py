@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
-from itertools import islice
 
 import regex
 
+from brahmic_pua.io.lines import batched
 from brahmic_pua.segment.patterns import brahmic_start_charset, cluster_source
 from brahmic_pua.segment.pieces import SURROGATE, check_no_surrogates, split_pieces
 
@@ -36,19 +36,10 @@ class CorpusCounts:
     characters: Counter[str] = field(default_factory=Counter)
 
 
-#: Lines handled together: whole-batch C calls instead of Python calls per line.
-BATCH_LINES = 2048
 #: Distinct words segmented together: a million at once made a list of millions of pieces.
 WORDS_AT_ONCE = 65536
 #: Distinct words held before they are segmented and let go (about 40 MB of them).
 MAX_WORDS = 1 << 18
-
-
-def batched(items: Iterable[str], size: int = BATCH_LINES) -> Iterator[list[str]]:
-    """``items`` in lists of ``size`` (itertools.batched is Python 3.12)."""
-    iterator = iter(items)
-    while batch := list(islice(iterator, size)):
-        yield batch
 
 
 def count_corpus(texts: Iterable[str], policy: str) -> CorpusCounts:

@@ -18,9 +18,8 @@ from pathlib import Path
 from typing import TextIO
 
 from brahmic_pua.codec.layout import ESCAPED_LITERALS
-from brahmic_pua.io.lines import Span, read_lines
+from brahmic_pua.io.lines import Span, batched, line_text, read_lines
 from brahmic_pua.normalize import Normalizer
-from brahmic_pua.segment.counting import batched
 from brahmic_pua.segment.pieces import check_no_surrogates
 
 BLOCK = "\u2585"  # spm silently drops every training line that contains it
@@ -322,4 +321,4 @@ def _iterator_line(item: object, number: int) -> str:
         raise ValueError(
             f"sentence_iterator item {number} is {type(item).__name__}, not str or bytes"
         )
-    return item.rstrip("\r\n")
+    return line_text(item)

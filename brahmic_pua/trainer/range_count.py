@@ -18,9 +18,9 @@ from contextlib import ExitStack
 from multiprocessing import get_context
 from pathlib import Path
 
-from brahmic_pua.io.lines import Span, plan_spans, read_lines
+from brahmic_pua.io.lines import Span, batched, plan_spans, read_lines
 from brahmic_pua.normalize import Normalizer
-from brahmic_pua.segment.counting import CorpusCounts, batched, count_batches
+from brahmic_pua.segment.counting import CorpusCounts, count_batches
 from brahmic_pua.trainer.corpus import CorpusStats, Progress, spm_line_text, text_writer
 
 #: Ranges: about four per worker, so that one slow worker does not hold up the reduce.

@@ -28,6 +28,7 @@ import sentencepiece
 import brahmic_pua
 from brahmic_pua.evaluation.evaluate import evaluate, format_table
 from brahmic_pua.evaluation.metrics import fertility
+from brahmic_pua.io.lines import file_lines
 from brahmic_pua.nepbpe.filters import FILTERS, apply_filters
 from brahmic_pua.nepbpe.seeds import nepali_seeds
 
@@ -109,7 +110,7 @@ def main() -> None:
     if args.quick:
         args.vocab_size, args.held_out, args.train_lines = 2000, 300, 4000
         args.model_types = ["unigram"]
-    lines = args.corpus.read_text(encoding="utf-8").splitlines()
+    lines = list(file_lines(args.corpus))  # the trainer's line rule (brahmic_pua.io.lines)
     held = [line for line in lines[-args.held_out :] if line.strip()]
     train = lines[: -args.held_out]
     if args.train_lines:

@@ -17,6 +17,7 @@ from typing import Any
 import sentencepiece
 
 import brahmic_pua
+from brahmic_pua.io.lines import file_lines
 from brahmic_pua.trainer import train_model
 
 CORPORA = Path(__file__).resolve().parents[3] / "shared" / "corpora"
@@ -58,9 +59,7 @@ def read_lines(path: Path, limit: int | None = None, tail: bool = False) -> list
     """Non-empty lines of a corpus file: the first ``limit`` (or the last, with ``tail``)."""
     if not path.is_file():
         raise SystemExit(f"corpus not found: {path} (the checkout must sit beside shared/)")
-    with open(path, encoding="utf-8-sig") as f:
-        lines = [line.rstrip("\r\n") for line in f]
-    lines = [line for line in lines if line.strip()]
+    lines = list(file_lines(path, skip_blank=True))  # the trainer's line rule
     if limit is None:
         return lines
     return lines[-limit:] if tail else lines[:limit]
