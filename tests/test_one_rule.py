@@ -18,6 +18,7 @@ from brahmic_pua.cli.eval_command import read_texts
 from brahmic_pua.cli.filter_command import _corpus as filter_corpus
 from brahmic_pua.cli.main import main
 from brahmic_pua.io.lines import file_lines, stream_lines
+from brahmic_pua.io.progress import Progress
 from brahmic_pua.normalize.folding import read_table
 from brahmic_pua.trainer.options import (
     build_options,
@@ -162,3 +163,45 @@ def test_a_bad_byte_names_the_line_and_offset(tmp_path: Path) -> None:
         list(file_lines(path))
     with pytest.raises(ValueError, match=r"stdin is not UTF-8 at line 3 \(byte offset 8"):
         list(stream_lines(io.BytesIO(path.read_bytes())))
+
+
+# -- one progress display ---------------------------------------------------------------------
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_in_a_log_has_no_carriage_returns() -> None:
+    log = io.StringIO()
+    shown = Progress(True, "scanning corpus", 100, file=log)
+    for done in range(0, 101, 10):
+        shown.update(done, f"{done} MB")
+    shown.finish("100 MB, 7 lines")
+    assert log.getvalue() == "scanning corpus\nscanning corpus: 100 MB, 7 lines\n"
+
+
+def test_progress_on_a_terminal_ends_full() -> None:
+    """The hand-drawn bar could end at 29 of 30 marks at 100%."""
+    screen = _Terminal()
+    shown = Progress(True, "scanning corpus", 1000, file=screen)
+    shown.update(999, "almost")
+    shown.finish("all")
+    last = screen.getvalue().rstrip("\n").split("\r")[-1]
+    assert "#" * 30 in last and "100%" in last and "all" in last
+    assert screen.getvalue().endswith("\n")
+
+
+def test_progress_without_a_total_and_disabled() -> None:
+    screen = _Terminal()
+    shown = Progress(True, "counting lines", None, file=screen)
+    shown.update(5, "5 lines")
+    shown.finish("9 lines")
+    assert "%" not in screen.getvalue() and "9 lines" in screen.getvalue()
+    quiet = io.StringIO()
+    off = Progress(False, "scanning corpus", 10, file=quiet)
+    off.note("resuming")
+    off.update(5, "x")
+    off.finish("y")
+    assert quiet.getvalue() == ""

@@ -22,7 +22,6 @@ import hashlib
 import json
 import os
 import re
-import sys
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_EXCEPTION, Future, ProcessPoolExecutor, wait
@@ -33,6 +32,7 @@ from brahmic_pua.integrations.shard_job import MARKER, Record, ShardJob, encode_
 from brahmic_pua.io.atomic import write_atomic
 from brahmic_pua.io.lines import expand_inputs, plan_spans
 from brahmic_pua.io.npy import DTYPES, HEADER_BYTES, dtype_for
+from brahmic_pua.io.progress import Progress
 from brahmic_pua.model.manifest import ModelFileError
 from brahmic_pua.runtime.processor import SentencePieceProcessor
 from brahmic_pua.trainer.engine import ENGINES
@@ -220,39 +220,38 @@ def _encode_in_processes(
 
 
 class _Progress:
-    """One line on stderr, updated as shards finish; keeps every shard's record."""
+    """Shards as they finish, on the one progress display; keeps every shard's record."""
 
     def __init__(self, enabled: bool, jobs: list[ShardJob], done: dict[str, Record]) -> None:
-        self.enabled = enabled
         self.done = dict(done)
         self.total = len(jobs)
         self.total_bytes = sum(s.end - s.start for job in jobs for s in job.spans)
         self.started = time.monotonic()
         self.new_bytes = 0
-        if enabled and done:
-            print(f"resuming: {len(done)} of {self.total} shards already complete", file=sys.stderr)
-        self.show()
+        self.shown = Progress(enabled, "encoding shards", self.total_bytes or None)
+        if done:
+            self.shown.note(f"resuming: {len(done)} of {self.total} shards already complete")
+        self.shown.update(self._bytes(), self._detail())
 
     def update(self, record: Record) -> None:
         self.done[record["file"]] = record
         self.new_bytes += record["bytes"]
-        self.show()
+        self.shown.update(self._bytes(), self._detail())
 
-    def show(self, end: str = "") -> None:
-        if not self.enabled:
-            return
+    def _bytes(self) -> int:
+        return sum(r["bytes"] for r in self.done.values())
+
+    def _detail(self) -> str:
         records = self.done.values()
-        size = sum(r["bytes"] for r in records)
         tokens = sum(r["tokens"] for r in records)
         rate = self.new_bytes / 1e6 / max(time.monotonic() - self.started, 1e-9)
-        print(
-            f"\rencoded {len(records)}/{self.total} shards, {size / 1e6:,.1f}/"
-            f"{self.total_bytes / 1e6:,.1f} MB, {tokens:,} tokens, {rate:,.1f} MB/s",
-            end=end, file=sys.stderr, flush=True,
-        )  # fmt: skip
+        return (
+            f"encoded {len(records)}/{self.total} shards, {self._bytes() / 1e6:,.1f}/"
+            f"{self.total_bytes / 1e6:,.1f} MB, {tokens:,} tokens, {rate:,.1f} MB/s"
+        )
 
     def finish(self) -> None:
-        self.show(end="\n")
+        self.shown.finish(self._detail())
 
     def records(self, jobs: list[ShardJob]) -> list[Record]:
         return [self.done[job.name] for job in jobs]

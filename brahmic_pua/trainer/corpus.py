@@ -7,9 +7,7 @@ from __future__ import annotations
 import os
 import random
 import shutil
-import sys
 import tempfile
-import time
 from collections.abc import Iterable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -19,6 +17,7 @@ from typing import TextIO
 
 from brahmic_pua.codec.layout import ESCAPED_LITERALS
 from brahmic_pua.io.lines import Span, batched, line_text, read_lines
+from brahmic_pua.io.progress import Progress
 from brahmic_pua.normalize import Normalizer
 from brahmic_pua.segment.pieces import check_no_surrogates
 
@@ -64,32 +63,15 @@ class CorpusStats:
         self.longest_line_bytes = max(self.longest_line_bytes, other.longest_line_bytes)
         self.lines_with_block += other.lines_with_block
 
-
-class Progress:
-    """A one-line progress display on stderr, updated at most five times a second."""
-
-    def __init__(
-        self, enabled: bool, total_bytes: int | None, label: str = "scanning corpus"
-    ) -> None:
-        self.enabled = enabled
-        self.total = total_bytes
-        self.label = label
-        self.last = 0.0
-
-    def update(self, stats: CorpusStats, final: bool = False) -> None:
-        now = time.monotonic()
-        if not self.enabled or (not final and now - self.last < 0.2):
-            return
-        self.last = now
-        done = f"{stats.lines:,} lines"
-        if stats.bytes:  # an iterator's lines are counted before their bytes are known
-            done = f"{stats.bytes / 1e6:,.1f} MB, {done}"
-        if self.total:
-            share = min(1.0, stats.bytes / self.total)
-            bar = "#" * int(share * 30)
-            done = f"[{bar:<30}] {share:4.0%} {done}"
-        end = "\n" if final else ""
-        print(f"\r{self.label} {done}", end=end, file=sys.stderr, flush=True)
+    def show(self, shown: Progress, final: bool = False) -> None:
+        """These counts on the progress display: bytes (known for files) and lines."""
+        detail = f"{self.lines:,} lines"
+        if self.bytes:  # an iterator's lines are counted before their bytes are known
+            detail = f"{self.bytes / 1e6:,.1f} MB, {detail}"
+        if final:
+            shown.finish(detail)
+        else:
+            shown.update(self.bytes or self.lines, detail)
 
 
 class Corpus:
@@ -147,7 +129,7 @@ class Corpus:
         total = None
         if self.inputs and not sampled:
             total = sum(Path(n).stat().st_size for n in self.inputs)
-        shown = Progress(self.progress, total)
+        shown = Progress(self.progress, "scanning corpus", total)
         with ExitStack() as files:
             spill = None
             if self.iterator is not None and self._raw_spill is None:  # read once only
@@ -165,9 +147,9 @@ class Corpus:
                         self._drop_spm_parts()
                     else:
                         spm_lines.write(text)
-                shown.update(self.stats)
+                self.stats.show(shown)
                 yield texts
-        shown.update(self.stats, final=True)
+        self.stats.show(shown, final=True)
 
     def spm_part(self) -> str:
         """A new temporary file for the next lines of spm's line file (parts join in order)."""
@@ -228,7 +210,7 @@ class Corpus:
         if self._counted or self.sample <= 0 or self.first:
             return
         size = sum(Path(n).stat().st_size for n in self.inputs) if self.inputs else None
-        shown, seen = Progress(self.progress, size, "counting lines"), CorpusStats()
+        shown, seen = Progress(self.progress, "counting lines", size), CorpusStats()
         if self.iterator is not None:
             name = _temporary_name("brahmic_pua_raw_corpus_")
             try:
@@ -236,7 +218,7 @@ class Corpus:
                     for lines in batched(self._every_raw_line()):
                         spill.write("".join(f"{len(line)}\n{line}" for line in lines))
                         seen.lines += len(lines)
-                        shown.update(seen)
+                        seen.show(shown)
             except BaseException:  # a bad item, Ctrl-C: no file left behind
                 Path(name).unlink(missing_ok=True)
                 raise
@@ -244,7 +226,7 @@ class Corpus:
         else:
             for name in self.inputs:
                 _count_lines(name, seen, shown)
-        shown.update(seen, final=True)
+        seen.show(shown, final=True)
         total = seen.lines
         self._counted = True
         if self.sample < total:
@@ -279,7 +261,7 @@ def _count_lines(name: str, seen: CorpusStats, shown: Progress) -> None:
             seen.lines += block.count(b"\n")
             seen.bytes += len(block)
             last = block[-1:]
-            shown.update(seen)
+            seen.show(shown)
     seen.lines += last != b"\n"
 
 

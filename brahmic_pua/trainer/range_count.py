@@ -19,9 +19,10 @@ from multiprocessing import get_context
 from pathlib import Path
 
 from brahmic_pua.io.lines import Span, batched, plan_spans, read_lines
+from brahmic_pua.io.progress import Progress
 from brahmic_pua.normalize import Normalizer
 from brahmic_pua.segment.counting import CorpusCounts, count_batches
-from brahmic_pua.trainer.corpus import CorpusStats, Progress, spm_line_text, text_writer
+from brahmic_pua.trainer.corpus import CorpusStats, spm_line_text, text_writer
 
 #: Ranges: about four per worker, so that one slow worker does not hold up the reduce.
 RANGES_PER_WORKER = 4
@@ -101,14 +102,15 @@ def reduce_in_order(
 ) -> tuple[CorpusCounts, CorpusStats]:
     """The ranges' counts and statistics added up in input order, each part waited for as
     the reduce reaches it, with a progress line over the bytes of ``files``."""
-    shown = Progress(progress, sum(Path(name).stat().st_size for name in files))
+    total = sum(Path(name).stat().st_size for name in files)
+    shown = Progress(progress, "scanning corpus", total)
     counts, stats = CorpusCounts(), CorpusStats()
     for part, lines in parts:
         counts.clusters.update(part.clusters)
         counts.characters.update(part.characters)
         stats.merge(lines)
-        shown.update(stats)
-    shown.update(stats, final=True)
+        stats.show(shown)
+    stats.show(shown, final=True)
     return counts, stats
 
 
