@@ -30,11 +30,9 @@ import sentencepiece as stock
 
 from brahmic_pua.codec import PUACodec
 from brahmic_pua.codec.layout import RESERVED
-from brahmic_pua.model.pieces import NORMAL, UNUSED, USER_DEFINED
-from brahmic_pua.model.proto import parse_model
+from brahmic_pua.model.proto import BYTE, NORMAL, UNUSED, USER_DEFINED, parse_model
 from brahmic_pua.orthography.classify import charset
 
-BYTE = 6
 #: Lead bytes of the UTF-8 forms of Private Use code points (U+E000–U+F8FF, planes 15–16).
 PRIVATE_LEAD_BYTES = ("<0xEE>", "<0xEF>", "<0xF3>", "<0xF4>")
 

@@ -6,22 +6,43 @@ JSON: the codec table (with its policy, scripts, Unicode version and fingerprint
 normalization mode and, for the Nepali modes, the folding table it was trained with (and its
 fingerprint), so N at encode time is N at training time. One file to ship, nothing to keep in
 sync.
+
+The field is read and written by protobuf, through the extension ``brahmic_pua.manifest``
+(``optional bytes manifest = 1729``) that :mod:`brahmic_pua.model.proto` declares on ModelProto
+in model_pb2's descriptor pool; no varint or tag is written by hand here. Why an extension and
+not ``google.protobuf.unknown_fields.UnknownFieldSet``: the unknown-field API only reads (and
+``Message.UnknownFields()`` raises NotImplementedError under upb), so writing would still need
+hand-built wire bytes, while an extension is read, written and cleared with the same protobuf
+calls in every implementation (checked with the installed protobuf 7.36, upb and pure Python).
+UnknownFieldSet is used for one thing only: to see a field 1729 with the wrong wire type, which
+protobuf keeps as an unknown field.
+
+The bytes are the same as the hand-written encoder's: the model as protobuf serializes it, then
+the tag of field 1729 with wire type 2, the payload's length as a varint and the payload (see
+:func:`embed`; ``bench/identity.py`` and ``tests/test_manifest_proto.py`` check it).
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from brahmic_pua.codec import PUACodec
+from brahmic_pua.model.proto import MANIFEST, MANIFEST_FIELD, model_pb2
 from brahmic_pua.normalize import Normalizer, check_mode, normalizer
 from brahmic_pua.normalize.folding import NO_FOLDING, FoldingTable
 
-FIELD_NUMBER = 1729
+FIELD_NUMBER: Final[int] = MANIFEST_FIELD
 FORMAT = "brahmic_pua.manifest"
 FORMAT_VERSION = 1
+_REBUILD = "retrain the model with brahmic_pua"
+#: protobuf ships without type information (see :mod:`brahmic_pua.model.proto`). ``Error`` is the
+#: base of ``DecodeError``, whatever the implementation.
+_ProtobufError: Any = importlib.import_module("google.protobuf.message").Error
+_UnknownFieldSet: Any = importlib.import_module("google.protobuf.unknown_fields").UnknownFieldSet
 
 
 class ModelFileError(ValueError):
@@ -56,33 +77,32 @@ class Manifest:
 
     @classmethod
     def from_bytes(cls, data: bytes, source: str) -> Manifest:
-        rebuild = "retrain the model with brahmic_pua"
         try:
             body = json.loads(data.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as error:
             raise ModelFileError(
-                f"{source}: damaged brahmic_pua manifest ({error}); {rebuild}"
+                f"{source}: damaged brahmic_pua manifest ({error}); {_REBUILD}"
             ) from None
         if not isinstance(body, dict) or "fingerprint" not in body:
             raise ModelFileError(
                 f"{source}: damaged brahmic_pua manifest (not a JSON object with a fingerprint); "
-                f"{rebuild}"
+                f"{_REBUILD}"
             )
         fingerprint = body.pop("fingerprint")
         if body.get("format") != FORMAT or body.get("format_version") != FORMAT_VERSION:
             raise ModelFileError(
                 f"{source}: manifest format {body.get('format')!r} version "
                 f"{body.get('format_version')!r}, this brahmic_pua reads {FORMAT} "
-                f"version {FORMAT_VERSION}; {rebuild}"
+                f"version {FORMAT_VERSION}; {_REBUILD}"
             )
         if fingerprint != _digest(body):
-            raise ModelFileError(f"{source}: manifest does not match its fingerprint; {rebuild}")
+            raise ModelFileError(f"{source}: manifest does not match its fingerprint; {_REBUILD}")
         try:
             mode = check_mode(str(body["normalization"]))
             folding = _folding(body.get("folding"))
             normalizer(mode, folding)
         except (KeyError, TypeError, ValueError) as error:
-            raise ModelFileError(f"{source}: {error}; {rebuild}") from None
+            raise ModelFileError(f"{source}: {error}; {_REBUILD}") from None
         codec = PUACodec.from_json(json.dumps(body["codec"]), source)
         return cls(codec, mode, folding)
 
@@ -102,76 +122,52 @@ def _digest(body: dict[str, Any]) -> str:
     return "sha256:" + hashlib.sha256(canonical.encode("ascii")).hexdigest()
 
 
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte = value & 0x7F
-        value >>= 7
-        if value:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)
+def _parse(data: bytes, source: str) -> Any:
+    """The ModelProto in ``data``, its manifest (if any) in ``Extensions[MANIFEST]``.
 
-
-def _read_varint(data: bytes, pos: int) -> tuple[int, int]:
-    result = shift = 0
-    while True:
-        if pos >= len(data) or shift > 63:
-            raise ModelFileError("truncated or corrupt protobuf varint")
-        byte = data[pos]
-        pos += 1
-        result |= (byte & 0x7F) << shift
-        if not byte & 0x80:
-            return result, pos
-        shift += 7
-
-
-def top_level_fields(data: bytes) -> list[tuple[int, int, int, int]]:
-    """(field number, wire type, start, end) of every top-level field of a serialized message."""
-    fields = []
-    pos = 0
-    while pos < len(data):
-        start = pos
-        key, pos = _read_varint(data, pos)
-        number, wire = key >> 3, key & 7
-        if wire == 0:
-            _, pos = _read_varint(data, pos)
-        elif wire == 1:
-            pos += 8
-        elif wire == 2:
-            length, pos = _read_varint(data, pos)
-            pos += length
-        elif wire == 5:
-            pos += 4
-        else:
-            raise ModelFileError(f"unsupported protobuf wire type {wire}")
-        if pos > len(data):
-            raise ModelFileError("truncated protobuf message")
-        fields.append((number, wire, start, pos))
-    return fields
+    A one-line :class:`ModelFileError` for bytes protobuf cannot parse (truncated, a bad wire
+    type, ...), and for a field 1729 that is not length-delimited: protobuf keeps a field whose
+    wire type does not match its declaration as an unknown field, which would make a damaged
+    manifest look like no manifest, and the model load as plain spm with PUA codes in its text.
+    """
+    model = model_pb2.ModelProto()
+    try:
+        model.ParseFromString(data)
+    except _ProtobufError as error:
+        reason = " ".join(str(error).split())  # one line, whatever the implementation says
+        raise ModelFileError(f"{source}: not a SentencePiece model ({reason})") from None
+    for field in _UnknownFieldSet(model):
+        if field.field_number == FIELD_NUMBER:
+            raise ModelFileError(
+                f"{source}: damaged brahmic_pua manifest (field {FIELD_NUMBER} has wire type "
+                f"{field.wire_type}, not 2, length-delimited); {_REBUILD}"
+            )
+    return model
 
 
 def embed(model: bytes, manifest: Manifest) -> bytes:
-    """``model`` with any previous manifest removed and ``manifest`` appended."""
-    kept = b"".join(
-        model[start:end]
-        for number, _, start, end in top_level_fields(model)
-        if number != FIELD_NUMBER
-    )
-    payload = manifest.to_bytes()
-    return kept + _varint(FIELD_NUMBER << 3 | 2) + _varint(len(payload)) + payload
+    """``model`` with any previous manifest removed and ``manifest`` appended.
+
+    The model is serialized without the field, then a ModelProto that holds only the field is
+    serialized after it. Protobuf defines concatenation as merge, so this is the same message as
+    setting the extension; doing it in two parts makes "the manifest is the last field" hold by
+    construction (as it always has), even for a model with unknown fields, which protobuf
+    writes after extensions.
+    """
+    message = _parse(model, "model")
+    message.ClearExtension(MANIFEST)
+    field = model_pb2.ModelProto()
+    field.Extensions[MANIFEST] = manifest.to_bytes()
+    return bytes(message.SerializeToString()) + bytes(field.SerializeToString())
 
 
 def extract(model: bytes, source: str) -> Manifest | None:
-    """The manifest inside a serialized model, or None for a plain SentencePiece model."""
-    try:
-        fields = top_level_fields(model)
-    except ModelFileError as error:
-        raise ModelFileError(f"{source}: not a SentencePiece model ({error})") from None
-    for number, wire, start, end in fields:
-        if number == FIELD_NUMBER and wire == 2:
-            _, pos = _read_varint(model, start)
-            _, pos = _read_varint(model, pos)
-            return Manifest.from_bytes(model[pos:end], source)
-    return None
+    """The manifest inside a serialized model, or None for a plain SentencePiece model.
+
+    The field is found wherever it stands in the file. Should it occur more than once, the
+    last occurrence wins, as protobuf's merge rule says (brahmic_pua writes it once).
+    """
+    message = _parse(model, source)
+    if not message.HasExtension(MANIFEST):
+        return None
+    return Manifest.from_bytes(bytes(message.Extensions[MANIFEST]), source)

@@ -16,8 +16,13 @@ import regex
 from brahmic_pua.codec import PUACodec
 from brahmic_pua.codec.layout import ESCAPE, ESCAPED_LITERALS, RESERVED, is_private_use
 
+# Re-exported: the piece types are defined once, in proto.py (from spm's generated module), and
+# trainer/train.py, evaluation/repair.py and the tests import these three from here.
+from brahmic_pua.model.proto import NORMAL as NORMAL
+from brahmic_pua.model.proto import UNUSED as UNUSED
+from brahmic_pua.model.proto import USER_DEFINED as USER_DEFINED
+
 SPACE = "\u2581"
-NORMAL, USER_DEFINED, UNUSED = 1, 4, 5
 _MARK = regex.compile(r"\p{M}")
 _STAND_INS = {code: literal for literal, code in ESCAPED_LITERALS.items()}
 _ESCAPE_PAIR = re.compile(f"{ESCAPE}(.?)", re.DOTALL)

@@ -55,8 +55,8 @@ import sentencepiece as stock
 from brahmic_pua.codec import PUACodec
 from brahmic_pua.codec.layout import is_private_use
 from brahmic_pua.model.manifest import ModelFileError, embed, extract
-from brahmic_pua.model.pieces import NORMAL, SPACE, UNUSED, display, starts_with_mark
-from brahmic_pua.model.proto import parse_model
+from brahmic_pua.model.pieces import SPACE, display, starts_with_mark
+from brahmic_pua.model.proto import NORMAL, UNUSED, parse_model
 from brahmic_pua.nepbpe.seeds import Seeds, units
 from brahmic_pua.normalize import normalizer
 from brahmic_pua.orthography.classify import script_of_char
