@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass
 from typing import Any
 
 from brahmic_pua.codec.layout import FIRST_CODE, is_private_use
+from brahmic_pua.io.digest import json_fingerprint
 from brahmic_pua.orthography.unicode_tables import UNICODE_VERSION
 from brahmic_pua.segment.patterns import POLICIES
 
@@ -36,7 +36,9 @@ class CodecTable:
         cls, policy: str, scripts: tuple[str, ...], entries: list[Entry], blocks: list[Block]
     ) -> CodecTable:
         body = _body(policy, scripts, UNICODE_VERSION, entries, blocks)
-        return cls(policy, scripts, UNICODE_VERSION, tuple(entries), tuple(blocks), _digest(body))
+        return cls(
+            policy, scripts, UNICODE_VERSION, tuple(entries), tuple(blocks), json_fingerprint(body)
+        )
 
 
 def _body(
@@ -55,11 +57,6 @@ def _body(
         "entries": [list(e) for e in entries],
         "blocks": [list(b) for b in blocks],
     }
-
-
-def _digest(body: dict[str, Any]) -> str:
-    canonical = json.dumps(body, sort_keys=True, ensure_ascii=True, separators=(",", ":"))
-    return "sha256:" + hashlib.sha256(canonical.encode("ascii")).hexdigest()
 
 
 def table_document(table: CodecTable) -> dict[str, Any]:
@@ -98,7 +95,7 @@ def read_table(document: str, source: str) -> CodecTable:
         table = _parse(body)
     except (KeyError, TypeError, ValueError) as error:
         raise CodecFileError(f"{source}: malformed codec file ({error}); {rebuild}") from None
-    expected = _digest(
+    expected = json_fingerprint(
         _body(table.policy, table.scripts, table.unicode_version, table.entries, table.blocks)
     )
     if body.get("fingerprint") != expected:

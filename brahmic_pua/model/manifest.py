@@ -24,13 +24,13 @@ the tag of field 1729 with wire type 2, the payload's length as a varint and the
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import json
 from dataclasses import dataclass
 from typing import Any, Final
 
 from brahmic_pua.codec import PUACodec
+from brahmic_pua.io.digest import json_fingerprint
 from brahmic_pua.model.proto import MANIFEST, MANIFEST_FIELD, model_pb2
 from brahmic_pua.normalize import Normalizer, check_mode, normalizer
 from brahmic_pua.normalize.folding import NO_FOLDING, FoldingTable
@@ -72,7 +72,7 @@ class Manifest:
                 "rules": [list(rule) for rule in self.folding.rules],
                 "fingerprint": self.folding.fingerprint,
             }
-        body["fingerprint"] = _digest(body)
+        body["fingerprint"] = json_fingerprint(body)
         return json.dumps(body, ensure_ascii=False, sort_keys=True).encode("utf-8")
 
     @classmethod
@@ -95,7 +95,7 @@ class Manifest:
                 f"{body.get('format_version')!r}, this brahmic_pua reads {FORMAT} "
                 f"version {FORMAT_VERSION}; {_REBUILD}"
             )
-        if fingerprint != _digest(body):
+        if fingerprint != json_fingerprint(body):
             raise ModelFileError(f"{source}: manifest does not match its fingerprint; {_REBUILD}")
         try:
             mode = check_mode(str(body["normalization"]))
@@ -115,11 +115,6 @@ def _folding(document: Any) -> FoldingTable:
     if table.fingerprint != document["fingerprint"]:
         raise ValueError("folding table does not match its fingerprint")
     return table
-
-
-def _digest(body: dict[str, Any]) -> str:
-    canonical = json.dumps(body, sort_keys=True, ensure_ascii=True, separators=(",", ":"))
-    return "sha256:" + hashlib.sha256(canonical.encode("ascii")).hexdigest()
 
 
 def _parse(data: bytes, source: str) -> Any:

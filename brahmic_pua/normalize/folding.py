@@ -19,13 +19,13 @@ finds nothing: the fixpoint is reached after one pass.
 
 from __future__ import annotations
 
-import hashlib
 import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache, cached_property
 from importlib import resources
 
+from brahmic_pua.io.digest import fingerprint
 from brahmic_pua.io.lines import file_lines, split_text
 from brahmic_pua.normalize.spellings import composites
 
@@ -179,8 +179,7 @@ class FoldingTable:
 
     @property
     def fingerprint(self) -> str:
-        body = "\n".join(f"{p}\t{r}" for p, r in self.rules).encode("utf-8")
-        return "sha256:" + hashlib.sha256(body).hexdigest()
+        return fingerprint("\n".join(f"{p}\t{r}" for p, r in self.rules).encode("utf-8"))
 
     @cached_property
     def mapping(self) -> dict[str, str]:
