@@ -17,6 +17,10 @@ Rules (each a property lookup, never a hand-typed range, except Vietnamese's eig
   U+0323 → TONE.
 * A mark without InSC in a Brahmic script → VOWEL_SUFFIX (so every Brahmic-script character has
   a Brahmic class); any other mark → MARK; any other letter → BASE; everything else → OTHER.
+
+Scripts: ``SCRIPT_RANGES`` holds the Brahmic scripts (those with InSC data), ``OTHER_SCRIPT_RANGES``
+every other real script (all but Common, Inherited and Unknown, which carry no script of their
+own), each by its long name in lower case, e.g. ``latin``, ``han``, ``meeteimayek``.
 """
 
 from __future__ import annotations
@@ -44,6 +48,8 @@ ASSIGNED_PER_VERSION = {
 VIETNAMESE_DIACRITICS = (0x0302, 0x0306, 0x031B)
 VIETNAMESE_TONES = (0x0300, 0x0301, 0x0303, 0x0309, 0x0323)
 SURROGATES = range(0xD800, 0xE000)
+#: Script values that are no script of their own: shared characters, marks, unassigned.
+NEUTRAL_SCRIPTS = frozenset({"COMMON", "INHERITED", "UNKNOWN"})
 
 MARK_CLASSES = {
     "VOWELDEPENDENT": CharClass.DEPENDENT_VOWEL,
@@ -132,16 +138,33 @@ def classify_all(insc: dict[int, str], scripts: dict[int, str]) -> dict[int, Cha
     return classes
 
 
-def brahmic_scripts(insc: dict[int, str]) -> dict[int, str]:
-    """Script of every code point of every script that has InSC data (Brahmic scripts)."""
-    scripts: dict[int, str] = {}
-    for script in property_values("SCRIPT"):
-        if script in ("COMMON", "INHERITED", "UNKNOWN"):
-            continue
-        members = list(code_points(rf"\p{{sc={script}}}"))
-        if any(cp in insc for cp in members):
-            scripts.update((cp, script.lower()) for cp in members)
-    return scripts
+def real_scripts() -> dict[str, list[int]]:
+    """Code points of every real script (long name, lower case), in script name order.
+
+    Common, Inherited and Unknown are left out: they are shared or unassigned, no script's own.
+    """
+    return {
+        script.lower(): list(code_points(rf"\p{{sc={script}}}"))
+        for script in property_values("SCRIPT")
+        if script not in NEUTRAL_SCRIPTS
+    }
+
+
+def split_scripts(
+    insc: dict[int, str], members: dict[str, list[int]]
+) -> tuple[dict[int, str], dict[int, str]]:
+    """Script of every code point: of the scripts with InSC data (Brahmic), and of the others.
+
+    Kept apart because ``SCRIPT_RANGES`` and ``SCRIPT_NAMES`` mean the Brahmic scripts (the
+    classes, the codec's blocks and ``script_charset`` rest on them); the others only name a
+    script, for the filters.
+    """
+    brahmic: dict[int, str] = {}
+    other: dict[int, str] = {}
+    for script, cps in members.items():
+        target = brahmic if any(cp in insc for cp in cps) else other
+        target.update((cp, script) for cp in cps)
+    return brahmic, other
 
 
 def ranges(mapping: dict[int, str]) -> list[tuple[int, int, str]]:
@@ -158,7 +181,7 @@ def ranges(mapping: dict[int, str]) -> list[tuple[int, int, str]]:
 
 def render(version: str) -> str:
     insc = indic_categories()
-    scripts = brahmic_scripts(insc)
+    scripts, other_scripts = split_scripts(insc, real_scripts())
     classes = classify_all(insc, scripts)
     script_names = sorted(set(scripts.values()))
     insc_names = sorted(set(insc.values()))
@@ -188,6 +211,12 @@ def render(version: str) -> str:
         "# (first, last, Indic_Syllabic_Category) for every code point whose InSC is not Other",
         "INSC_RANGES: tuple[tuple[int, int, str], ...] = (",
         *(f"    (0x{a:04X}, 0x{b:04X}, {v!r})," for a, b, v in ranges(insc)),
+        ")",
+        "",
+        "# (first, last, script) for every code point of any other script but Common, Inherited",
+        "# and Unknown",
+        "OTHER_SCRIPT_RANGES: tuple[tuple[int, int, str], ...] = (",
+        *(f"    (0x{a:04X}, 0x{b:04X}, {v!r})," for a, b, v in ranges(other_scripts)),
         ")",
         "",
     ]

@@ -1,7 +1,12 @@
 """The paper's formal model of Brahmic orthography (seeds/004 §3) as Python types."""
 
 from brahmic_pua.orthography.charclass import DEPENDENTS, STARTERS, CharClass
-from brahmic_pua.orthography.classify import classify, indic_category, script_of_char
+from brahmic_pua.orthography.classify import (
+    classify,
+    indic_category,
+    script_of_char,
+    unicode_script,
+)
 from brahmic_pua.orthography.relation import RULES, Rule, Transition, can_follow, transitions
 from brahmic_pua.orthography.tokens import combine, fix_token, is_valid_token
 from brahmic_pua.orthography.unicode_tables import SCRIPT_NAMES, UNICODE_VERSION
@@ -23,4 +28,5 @@ __all__ = [
     "is_valid_token",
     "script_of_char",
     "transitions",
+    "unicode_script",
 ]

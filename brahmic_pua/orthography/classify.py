@@ -7,7 +7,12 @@ from collections.abc import Iterable, Sequence
 from functools import cache, lru_cache
 
 from brahmic_pua.orthography.charclass import CharClass
-from brahmic_pua.orthography.unicode_tables import CLASS_RANGES, INSC_RANGES, SCRIPT_RANGES
+from brahmic_pua.orthography.unicode_tables import (
+    CLASS_RANGES,
+    INSC_RANGES,
+    OTHER_SCRIPT_RANGES,
+    SCRIPT_RANGES,
+)
 
 
 def _index(ranges: Sequence[tuple[int, int, str]]) -> tuple[list[int], list[int], list[str]]:
@@ -17,6 +22,7 @@ def _index(ranges: Sequence[tuple[int, int, str]]) -> tuple[list[int], list[int]
 _CLASS = _index(CLASS_RANGES)
 _SCRIPT = _index(SCRIPT_RANGES)
 _INSC = _index(INSC_RANGES)
+_OTHER_SCRIPT = _index(OTHER_SCRIPT_RANGES)
 
 
 def _lookup(table: tuple[list[int], list[int], list[str]], cp: int) -> str | None:
@@ -43,6 +49,17 @@ def classify(ch: str) -> CharClass:
 def script_of_char(ch: str) -> str | None:
     """Lower-case Unicode Script name if ``ch`` belongs to a Brahmic script, else ``None``."""
     return _lookup(_SCRIPT, _code_point(ch))
+
+
+def unicode_script(ch: str) -> str | None:
+    """Lower-case long Unicode Script name of ``ch`` (``devanagari``, ``latin``, ``han``), or
+    ``None`` for Common, Inherited and Unknown, which are no script of their own.
+
+    Read from the committed tables, not from ``regex`` at run time, so the answer does not
+    depend on the ``regex`` version installed.
+    """
+    cp = _code_point(ch)
+    return _lookup(_SCRIPT, cp) or _lookup(_OTHER_SCRIPT, cp)
 
 
 def indic_category(ch: str) -> str | None:
