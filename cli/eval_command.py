@@ -32,7 +32,10 @@ def _load(path: str) -> SentencePieceProcessor:
 def read_texts(paths: tuple[str, ...]) -> list[str]:
     """The non-blank lines of UTF-8 files, read by the one line rule (brahmic_pua.io.lines:
     line ends and a leading BOM dropped, as spm reads a corpus)."""
-    texts = [line for path in paths for line in file_lines(path, skip_blank=True)]
+    try:
+        texts = [line for path in paths for line in file_lines(path, skip_blank=True)]
+    except ValueError as error:  # a byte that is not UTF-8: one line naming file, line, offset
+        raise click.ClickException(str(error)) from None
     if not texts:
         raise click.ClickException(
             f"no text to evaluate: every line of {', '.join(paths)} is blank"

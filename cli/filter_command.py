@@ -10,9 +10,14 @@ import click
 from brahmic_pua.io.atomic import check_writable, write_atomic_many
 from brahmic_pua.io.lines import file_lines
 from brahmic_pua.model.manifest import extract
-from brahmic_pua.model.pieces import display_vocabulary
+from brahmic_pua.model.pieces import vocab_text as render_vocab
 from brahmic_pua.model.proto import parse_model
-from brahmic_pua.nepbpe.filters import FILTERS, apply_filters, check_filters
+from brahmic_pua.nepbpe.filters import (
+    FILTERS,
+    apply_filters,
+    check_filter_inputs,
+    check_filters,
+)
 from brahmic_pua.nepbpe.seeds import load_seeds
 
 FILE = click.Path(exists=True, dir_okay=False)
@@ -25,13 +30,9 @@ def _corpus(paths: tuple[str, ...]) -> Iterator[str]:
 
 
 def vocab_text(data: bytes) -> bytes:
-    """The ``.vocab`` of a model: ``piece<TAB>score`` lines, pieces shown as text."""
-    model = parse_model(data)
+    """The ``.vocab`` of a serialized model (brahmic_pua.model.pieces.vocab_text)."""
     manifest = extract(data, "model")
-    pieces = [p.piece for p in model.pieces]
-    shown = display_vocabulary(pieces, manifest.codec) if manifest else pieces
-    lines = (f"{s}\t{p.score:g}\n" for s, p in zip(shown, model.pieces, strict=True))
-    return "".join(lines).encode("utf-8")
+    return render_vocab(parse_model(data), manifest.codec if manifest else None)
 
 
 def vocab_path(output: str) -> str:
@@ -79,16 +80,12 @@ def filter_command(
         chosen = check_filters(names.split(","))
         if not chosen:
             raise ValueError(f"--filters names no filter: choose from {', '.join(FILTERS)}")
-        seeds = None
-        if seeds_strict or seeds_ambiguous or nepali:
-            seeds = load_seeds(seeds_strict, seeds_ambiguous, nepali)
-        elif "theta" in chosen or "seed-absorb" in chosen:
-            raise ValueError(
-                "the theta and seed-absorb filters need seeds: give --seeds_strict, "
-                "--seeds_ambiguous or --nepali-seeds"
-            )
-        if "theta" in chosen and not corpus:
-            raise ValueError("the theta filter counts continuations in a corpus: give --corpus")
+        given = bool(seeds_strict or seeds_ambiguous or nepali)
+        check_filter_inputs(
+            chosen, seeds=given, corpus=bool(corpus), give_corpus="--corpus",
+            give_seeds="--seeds_strict, --seeds_ambiguous or --nepali-seeds",
+        )  # fmt: skip
+        seeds = load_seeds(seeds_strict, seeds_ambiguous, nepali) if given else None
         for path in (output, vocab_path(output)):
             check_writable(path)
         data = Path(model_path).read_bytes()

@@ -8,8 +8,9 @@ SentencePiece spells such text with byte pieces instead. Ids stay where they wer
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import count
+from typing import Any
 
 import regex
 
@@ -104,6 +105,41 @@ def starts_with_mark(text: str) -> bool:
     """True when ``text`` after its leading ▁ starts with a combining mark (Mn, Mc, Me)."""
     body = text.lstrip(SPACE)
     return bool(body) and bool(_MARK.match(body[0]))
+
+
+def vocab_text(model: Any, codec: PUACodec | None) -> bytes:
+    """The ``.vocab`` file of a ModelProto, the one rendering the trainer, ``filter`` and
+    ``repair`` write: ``piece<TAB>score`` lines as spm writes them, a brahmic_pua model's
+    pieces shown as text (:func:`display_vocabulary`), a plain model's as stored."""
+    pieces = [piece.piece for piece in model.pieces]
+    shown = display_vocabulary(pieces, codec) if codec is not None else pieces
+    lines = (f"{s}\t{p.score:g}\n" for s, p in zip(shown, model.pieces, strict=True))
+    return "".join(lines).encode("utf-8")
+
+
+def mark_start_ids(
+    model: Any,
+    text_of: Callable[[str], str] = str,
+    keep: Callable[[str], bool] = lambda piece: False,
+) -> tuple[list[int], list[int]]:
+    """The one mark-start rule for a ModelProto: ``(ids to disable, ids kept)`` of its NORMAL
+    pieces whose text (``text_of``: a brahmic_pua model's codes as clusters) starts with a
+    combining mark after a leading ▁ (guarantee 2). ``keep`` spares a piece the text cannot
+    do without (a lone mark with no byte fallback to spell it). The trainer, the
+    ``mark-start`` filter and ``repair`` all disable through it, with :func:`set_unused`."""
+    disabled: list[int] = []
+    kept: list[int] = []
+    for i, piece in enumerate(model.pieces):
+        if piece.type == NORMAL and starts_with_mark(text_of(piece.piece)):
+            (kept if keep(piece.piece) else disabled).append(i)
+    return disabled, kept
+
+
+def set_unused(model: Any, ids: Iterable[int]) -> None:
+    """Disable pieces the way that keeps every id: type UNUSED (deleting would renumber them,
+    a low score does nothing in BPE)."""
+    for i in ids:
+        model.pieces[i].type = UNUSED
 
 
 def must_disable(piece: str, codec: PUACodec) -> bool:

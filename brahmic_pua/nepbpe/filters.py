@@ -45,28 +45,25 @@ import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import lru_cache
 from typing import Any
 
-import regex
-import regex._regex_core as regex_core
 import sentencepiece as stock
 
 from brahmic_pua.codec import PUACodec
 from brahmic_pua.codec.layout import is_private_use
 from brahmic_pua.model.manifest import ModelFileError, embed, extract
-from brahmic_pua.model.pieces import SPACE, display, starts_with_mark
+from brahmic_pua.model.pieces import SPACE, display, mark_start_ids, starts_with_mark
 from brahmic_pua.model.proto import NORMAL, UNUSED, parse_model
 from brahmic_pua.nepbpe.seeds import Seeds, units
 from brahmic_pua.normalize import normalizer
-from brahmic_pua.orthography.classify import script_of_char
+from brahmic_pua.orthography.classify import unicode_script
 
 FILTERS = ("cross-script", "punct-join", "mark-start", "theta", "seed-absorb")
 DEFAULT_THETA = 100.0
 PUNCTUATION = "punctuation"
 EXAMPLES = 8
 _ZW = frozenset("\u200c\u200d")
-_NEUTRAL_SCRIPTS = frozenset({"COMMON", "INHERITED", "UNKNOWN"})
 NFC = normalizer("nfc")  # N for a plain spm model
 
 
@@ -100,6 +97,24 @@ class FilterReport:
         return [result.line() for result in self.results]
 
 
+def check_filter_inputs(
+    chosen: Iterable[str],
+    *,
+    seeds: bool,
+    corpus: bool = True,
+    give_seeds: str = "seed files",
+    give_corpus: str = "one",
+) -> None:
+    """The one check of what the filters need, before any work: ``theta`` and ``seed-absorb``
+    need seeds, ``theta`` a corpus. ``give_seeds`` / ``give_corpus`` say how the caller (the
+    library, the trainer's options, the CLI's flags) provides them."""
+    chosen = set(chosen)
+    if chosen & {"theta", "seed-absorb"} and not seeds:
+        raise ValueError(f"the theta and seed-absorb filters need seeds: give {give_seeds}")
+    if "theta" in chosen and not corpus:
+        raise ValueError(f"the theta filter counts continuations in a corpus: give {give_corpus}")
+
+
 def check_filters(names: Iterable[str]) -> tuple[str, ...]:
     """The filter names in order, once each; an unknown name is a ValueError listing them."""
     chosen = tuple(dict.fromkeys(name.strip() for name in names if name.strip()))
@@ -109,30 +124,19 @@ def check_filters(names: Iterable[str]) -> tuple[str, ...]:
     return chosen
 
 
-@cache
-def _unicode_scripts() -> regex.Pattern[str]:
-    """One pattern whose group names the Unicode Script of a character (``regex`` has the data
-    but no lookup; its property table is the one the table generator reads)."""
-    names: dict[int, str] = {}
-    for name, value in regex_core.PROPERTIES["SCRIPT"][1].items():  # type: ignore[attr-defined]
-        names.setdefault(value, name)  # the long name comes first
-    wanted = sorted(n for n in names.values() if n not in _NEUTRAL_SCRIPTS)
-    return regex.compile("|".join(rf"(?P<{n}>\p{{sc={n}}})" for n in wanted))
-
-
 @lru_cache(maxsize=1 << 14)
 def char_class(ch: str) -> str | None:
-    """The script of a real character (lower case), ``"punctuation"``, or None if neutral."""
+    """The script of a real character (lower case), ``"punctuation"``, or None if neutral.
+
+    The script comes from the committed Unicode tables (:func:`unicode_script`), so which
+    pieces a filter disables does not depend on the installed ``regex``.
+    """
     category = unicodedata.category(ch)
     if ch == SPACE or ch.isspace() or ch in _ZW or category == "Nd":
         return None
     if category.startswith("P"):
         return PUNCTUATION
-    script = script_of_char(ch)
-    if script is not None:
-        return script
-    match = _unicode_scripts().match(ch)
-    return match.lastgroup.lower() if match and match.lastgroup else None
+    return unicode_script(ch)
 
 
 class _Vocabulary:
@@ -271,10 +275,7 @@ def filter_model(
     passes ten times more continuations; a rate keeps the gate as strict on any corpus).
     """
     chosen = check_filters(names)
-    if ("theta" in chosen or "seed-absorb" in chosen) and seeds is None:
-        raise ValueError("the theta and seed-absorb filters need seeds: give seed files")
-    if "theta" in chosen and corpus is None:
-        raise ValueError("the theta filter counts continuations in a corpus: give one")
+    check_filter_inputs(chosen, seeds=seeds is not None, corpus=corpus is not None)
     if theta < 0 or (theta_per_million is not None and theta_per_million < 0):
         raise ValueError("theta must be a count of 0 or more")
     seeds = seeds.normalized(normalizer) if seeds is not None else Seeds()
@@ -289,12 +290,8 @@ def filter_model(
             ids = [i for i, p in pieces if joins_punctuation(vocab.classes(p))]
             results.append(vocab.disable(name, ids))
         elif name == "mark-start":
-            ids = [i for i, p in pieces if starts_with_mark(vocab.text(p))]
-            kept = sum(
-                1
-                for p in model.pieces
-                if p.type == NORMAL and vocab.required(p.piece) and starts_with_mark(p.piece)
-            )
+            ids, spared = mark_start_ids(model, vocab.text, keep=vocab.required)
+            kept = sum(starts_with_mark(model.pieces[i].piece) for i in spared)
             note = f"{kept} lone marks kept: no byte fallback to spell them" if kept else ""
             results.append(vocab.disable(name, ids, note))
         elif name == "seed-absorb":

@@ -27,6 +27,7 @@ from importlib import resources
 from pathlib import Path
 
 from brahmic_pua.codec.layout import is_private_use
+from brahmic_pua.io.lines import line_text, split_text
 from brahmic_pua.model.pieces import SPACE, starts_with_mark
 from brahmic_pua.segment import segment
 
@@ -74,7 +75,7 @@ def check_seed(seed: str, where: str) -> str:
 
 def _content(line: str) -> str:
     """A line without its line ending and its comment (``#`` at the start or after a space)."""
-    line = line.removesuffix("\n").removesuffix("\r")
+    line = line_text(line)
     if line.startswith("#"):
         return ""
     for i in range(1, len(line)):
@@ -104,7 +105,7 @@ def read_seeds(path: str | Path) -> tuple[str, ...]:
     except UnicodeDecodeError as error:
         line = data[: error.start].count(b"\n") + 1
         raise SeedError(f"{path}:{line}: not UTF-8 ({error.reason})") from None
-    return parse_seeds(text.removeprefix("\ufeff").split("\n"), str(path))
+    return parse_seeds(split_text(text), str(path))
 
 
 @dataclass(frozen=True)
@@ -148,9 +149,8 @@ def parse_curated(text: str, source: str) -> tuple[CuratedSeed, ...]:
     """A curated list: ``seed<TAB>strict|ambiguous<TAB>source or reason`` per line."""
     entries: list[CuratedSeed] = []
     seen: set[str] = set()
-    for number, line in enumerate(text.split("\n"), 1):
+    for number, line in enumerate(split_text(text), 1):
         where = f"{source}:{number}"
-        line = line.removesuffix("\r")
         if not line.strip() or line.startswith("#"):
             continue
         fields = line.split("\t")

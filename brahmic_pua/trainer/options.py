@@ -20,7 +20,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from brahmic_pua.model.proto import model_pb2
-from brahmic_pua.nepbpe.filters import DEFAULT_THETA, FILTERS, check_filters
+from brahmic_pua.nepbpe.filters import (
+    DEFAULT_THETA,
+    FILTERS,
+    check_filter_inputs,
+    check_filters,
+)
 from brahmic_pua.nepbpe.seeds import Seeds, load_seeds
 from brahmic_pua.normalize import MODES, check_mode
 from brahmic_pua.segment import POLICIES
@@ -297,11 +302,11 @@ def _nepbpe_options(options: TrainOptions, given: dict[str, Any]) -> None:
     options.theta_per_million = (
         None if per_million is None else _number("theta_per_million", per_million)
     )
-    if {"theta", "seed-absorb"} & set(options.filters) and options.seeds is None:
-        raise ValueError(
-            "the theta and seed-absorb filters need seeds: give seeds_strict=, seeds_ambiguous= "
-            "or nepali_seeds=true"
-        )
+    check_filter_inputs(
+        options.filters,
+        seeds=options.seeds is not None,
+        give_seeds="seeds_strict=, seeds_ambiguous= or nepali_seeds=true",
+    )
 
 
 def _number(name: str, value: Any) -> float:

@@ -16,15 +16,16 @@ from pathlib import Path
 from typing import Any
 
 from brahmic_pua.codec import PUACodec
+from brahmic_pua.codec.layout import RESERVED
 from brahmic_pua.io.atomic import check_writable, write_atomic_many
 from brahmic_pua.model.compile import compile_rules
 from brahmic_pua.model.manifest import Manifest, embed
 from brahmic_pua.model.pieces import (
     NORMAL,
-    UNUSED,
     USER_DEFINED,
-    display_vocabulary,
-    must_disable,
+    mark_start_ids,
+    set_unused,
+    vocab_text,
 )
 from brahmic_pua.model.rules import rule_files
 from brahmic_pua.nepbpe.filters import FilterReport, filter_model
@@ -192,10 +193,8 @@ def _train(
                 theta_per_million=options.theta_per_million,
             )  # fmt: skip
         data = embed(model.SerializeToString(), Manifest(codec, n.mode, n.folding))
-        shown = display_vocabulary([p.piece for p in model.pieces], codec)
-        vocab = "".join(f"{s}\t{p.score:g}\n" for s, p in zip(shown, model.pieces, strict=True))
         model_file, vocab_file = f"{prefix}.model", f"{prefix}.vocab"
-        write_atomic_many({model_file: data, vocab_file: vocab.encode("utf-8")})
+        write_atomic_many({model_file: data, vocab_file: vocab_text(model, codec)})
     report = TrainReport(
         model_file, vocab_file, stats.lines, len(codec), alphabet, limit, too_long,
         stats.lines_with_block, disabled, tuple(warnings), filtered, starts,
@@ -221,11 +220,15 @@ def _drop_codes_without_piece(model: Any, codec: PUACodec, n: Normalizer, work: 
 
 def _finish(model: Any, codec: PUACodec, prefix: str) -> int:
     """Disable orphan and escape pieces; drop temporary paths so output is reproducible."""
-    disabled = 0
-    for piece in model.pieces:
-        if piece.type == NORMAL and must_disable(piece.piece, codec):
-            piece.type = UNUSED
-            disabled += 1
+
+    def escaped(piece: str) -> bool:  # holds an escape code: no segmentation may use it
+        return any(ch in RESERVED for ch in piece)
+
+    marks, _ = mark_start_ids(model, lambda piece: "" if escaped(piece) else codec.decode(piece))
+    escapes = [i for i, p in enumerate(model.pieces) if p.type == NORMAL and escaped(p.piece)]
+    ids = sorted({*marks, *escapes})
+    set_unused(model, ids)
+    disabled = len(ids)
     model.trainer_spec.model_prefix = Path(prefix).name
     del model.trainer_spec.input[:]  # spm's line file, a temporary path
     model.normalizer_spec.normalization_rule_tsv = ""
