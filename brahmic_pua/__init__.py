@@ -2,15 +2,54 @@
 
 Pipeline: orthography (classes, ⊸, fixToken) → segment (clusters) → codec (cluster ↔ PUA)
 → model file (rules + manifest) → trainer / processor (drop-ins for sentencepiece's).
+
+The top level is deliberately small: what a program needs to use the library, nothing it only
+needs to study it. It holds two lists, and ``__all__`` is exactly their union.
+
+**sentencepiece's module-level names**, so that ``import brahmic_pua as spm`` is a drop-in for
+sentencepiece 0.2.3:
+
+* ``SentencePieceProcessor``, ``SentencePieceTrainer``: brahmic_pua's, on brahmic_pua and plain
+  models alike.
+* ``SentencePieceNormalizer``: brahmic_pua's (``brahmic_pua.runtime.normalizer``). Stock's, on a
+  brahmic_pua model, returns the Private Use codes its compiled rules map clusters to; this one
+  applies the model's N and gives the clusters back, and is stock's on a plain model.
+* ``ThreadPool``, ``SetRandomGeneratorSeed`` (``set_random_generator_seed``),
+  ``SetMinLogLevel`` (``set_min_log_level``), ``SetNBestTimeout`` (``set_nbest_timeout``),
+  ``SetDataDir`` (``set_data_dir``): stock's own objects, because the pool, the random seed
+  (sampling), the log level, the n-best timeout and the data directory belong to the C++ library
+  both modules share; a copy could only disagree with it.
+
+Not re-exported: ``ConvertToFlatbuffer`` / ``convert_to_flatbuffer``. A flatbuffer is a model
+for stock runtimes without Python; converted from a brahmic_pua model it keeps the PUA rules but
+not the manifest (its N and its codec), so every reader of it would see Private Use codes.
+``import sentencepiece`` still offers it for plain models.
+
+**brahmic_pua's own entry points**:
+
+* ``segment``, ``POLICIES``: text to clusters, and the cluster policies a model can use.
+* ``normalize``: N, the normalization a model applies before encoding.
+* ``PUACodec``, ``CodecFileError``: the cluster ↔ code table, and its file's error.
+* ``FoldingTable``, ``validate_folding_rules``: the Nepali folding rules N may apply.
+* ``ModelFileError``: what loading a damaged or foreign model raises.
+* ``SCRIPT_NAMES``: the scripts a model can be trained on (``scripts=``), as the CLI lists them.
+
+The paper's formal model (``CharClass``, ``classify``, ``can_follow``, ``combine``,
+``fix_token``, ``is_valid_token``, ``UNICODE_VERSION``) is imported from
+``brahmic_pua.orthography``: it is the specification the library is tested against, not an API
+a tokenizing program calls. ``asr_normalize`` (lossy, for comparing ASR transcripts) is imported
+from ``brahmic_pua.segment``. Everything else lives in its package (see ``tests/test_layers.py``
+for the order of the layers).
 """
 
-# sentencepiece's module-level names, so that ``import brahmic_pua as spm`` is a drop-in: the
-# random seed (sampling) and the log level are global to the C++ library both modules share.
+# sentencepiece's module-level names: state of the C++ library both modules share.
 from sentencepiece import (
+    SetDataDir,
     SetMinLogLevel,
     SetNBestTimeout,
     SetRandomGeneratorSeed,
     ThreadPool,
+    set_data_dir,
     set_min_log_level,
     set_nbest_timeout,
     set_random_generator_seed,
@@ -20,18 +59,10 @@ from brahmic_pua.codec import CodecFileError, PUACodec
 from brahmic_pua.model.manifest import ModelFileError
 from brahmic_pua.normalize import normalize
 from brahmic_pua.normalize.folding import FoldingTable, validate_folding_rules
-from brahmic_pua.orthography import (
-    SCRIPT_NAMES,
-    UNICODE_VERSION,
-    CharClass,
-    can_follow,
-    classify,
-    combine,
-    fix_token,
-    is_valid_token,
-)
+from brahmic_pua.orthography import SCRIPT_NAMES
+from brahmic_pua.runtime.normalizer import SentencePieceNormalizer
 from brahmic_pua.runtime.processor import SentencePieceProcessor
-from brahmic_pua.segment import POLICIES, asr_normalize, segment
+from brahmic_pua.segment import POLICIES, segment
 from brahmic_pua.trainer import SentencePieceTrainer
 
 __version__ = "0.1.0"
@@ -39,26 +70,21 @@ __version__ = "0.1.0"
 __all__ = [
     "POLICIES",
     "SCRIPT_NAMES",
-    "UNICODE_VERSION",
-    "CharClass",
     "CodecFileError",
     "FoldingTable",
     "ModelFileError",
     "PUACodec",
+    "SentencePieceNormalizer",
     "SentencePieceProcessor",
     "SentencePieceTrainer",
+    "SetDataDir",
     "SetMinLogLevel",
     "SetNBestTimeout",
     "SetRandomGeneratorSeed",
     "ThreadPool",
-    "asr_normalize",
-    "can_follow",
-    "classify",
-    "combine",
-    "fix_token",
-    "is_valid_token",
     "normalize",
     "segment",
+    "set_data_dir",
     "set_min_log_level",
     "set_nbest_timeout",
     "set_random_generator_seed",

@@ -6,7 +6,7 @@ import unicodedata
 
 from hypothesis import strategies as st
 
-from brahmic_pua import CharClass, can_follow, classify
+from brahmic_pua.orthography import CharClass, can_follow, classify
 
 TELUGU = "కఖగఘజఞటతదనపమయరలవసహఅఆఇఉఎఒాిీుూెేైొోౌ్ంఃౝ఼ౕౖ"
 DEVANAGARI = "कखगजञटतदनपमयरलवशषसहअआइईउऊएओािीुूेैोौ्ंःँ़ॅक़।॥ॐऽ०१"

@@ -12,10 +12,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import nasty_texts
 
-from brahmic_pua import POLICIES, CodecFileError, PUACodec, is_valid_token, segment
+from brahmic_pua import POLICIES, CodecFileError, PUACodec, segment
 from brahmic_pua.codec.closed_set import valid_clusters
 from brahmic_pua.codec.layout import BMP_CAPACITY, CAPACITY, ESCAPE, allocate
-from brahmic_pua.orthography import script_of_char
+from brahmic_pua.orthography import is_valid_token, script_of_char
 from brahmic_pua.segment.counting import count_corpus, lookup_pattern
 
 SAMPLE = [

@@ -12,21 +12,19 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import TELUGU, VIETNAMESE, texts, valid_tokens
 
-from brahmic_pua import (
-    UNICODE_VERSION,
-    CharClass,
-    can_follow,
-    classify,
-    combine,
-    fix_token,
-    is_valid_token,
-)
 from brahmic_pua.orthography import (
     DEPENDENTS,
     RULES,
     STARTERS,
+    UNICODE_VERSION,
+    CharClass,
     Transition,
+    can_follow,
+    classify,
+    combine,
+    fix_token,
     indic_category,
+    is_valid_token,
     script_of_char,
     transitions,
 )

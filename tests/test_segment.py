@@ -10,8 +10,9 @@ from conftest import corpus_files, read
 from hypothesis import given
 from strategies import nasty_texts
 
-from brahmic_pua import POLICIES, asr_normalize, can_follow, classify, is_valid_token, segment
-from brahmic_pua.orthography import DEPENDENTS, STARTERS
+from brahmic_pua import POLICIES, segment
+from brahmic_pua.orthography import DEPENDENTS, STARTERS, can_follow, classify, is_valid_token
+from brahmic_pua.segment import asr_normalize
 from brahmic_pua.segment.patterns import cluster_regex
 
 

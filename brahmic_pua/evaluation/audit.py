@@ -49,6 +49,7 @@ from brahmic_pua.model.script_ids import (
     script_of_text,
 )
 from brahmic_pua.runtime.processor import SentencePieceProcessor
+from brahmic_pua.runtime.protocol import Processor
 
 #: The per-piece judgements, in table order.
 FLAGS = ("mark_start", "virama_end", "cross_script", "byte")
@@ -196,7 +197,14 @@ class HFTokenizer:
         return [sorted({a for a, b in e.offsets if a < b}) for e in encodings]
 
 
-def load(path: str | Path) -> Any:
+#: What the audit judges: a SentencePiece processor (brahmic_pua's, or stock's on a plain model)
+#: or a Hugging Face ``tokenizer.json``; both are a
+#: :class:`~brahmic_pua.runtime.protocol.Vocabulary` and an
+#: :class:`~brahmic_pua.runtime.protocol.Encoder`, and only a processor re-reads its model.
+Audited = HFTokenizer | Processor
+
+
+def load(path: str | Path) -> Audited:
     """The tokenizer in ``path``: brahmic_pua's processor for a SentencePiece ``.model`` (plain
     or brahmic_pua), :class:`HFTokenizer` for a ``tokenizer.json`` (a JSON object)."""
     with open(path, "rb") as stream:
@@ -213,7 +221,7 @@ def load(path: str | Path) -> Any:
         ) from None
 
 
-def kind_of(tokenizer: Any) -> str:
+def kind_of(tokenizer: Audited) -> str:
     """What the report calls the tokenizer: brahmic_pua, sentencepiece or tokenizer.json's."""
     if isinstance(tokenizer, HFTokenizer):
         return tokenizer.kind
@@ -231,7 +239,7 @@ class _Judged:
     """Each usable piece's row and the :data:`FLAGS` it raises; control, unknown and unused
     pieces have no row. Decided once, then counted over the vocabulary and over encodings."""
 
-    def __init__(self, tokenizer: Any) -> None:
+    def __init__(self, tokenizer: Audited) -> None:
         orphans = metrics.orphan_mark_ids(tokenizer)
         self.rows: list[str | None] = []
         self.flags: list[tuple[str, ...]] = []
@@ -297,7 +305,7 @@ def _count(
     return {row: {key: counts[key] for key in (size_key, *FLAGS)} for row, counts in table.items()}
 
 
-def audit_vocabulary(tokenizer: Any) -> dict[str, Any]:
+def audit_vocabulary(tokenizer: Audited) -> dict[str, Any]:
     """The vocabulary's counts: ``size``, ``special`` (control, unknown and unused pieces) and
     ``scripts``: script row → ``pieces`` and each of :data:`FLAGS`."""
     return _vocabulary(_Judged(tokenizer))
@@ -311,19 +319,19 @@ def _vocabulary(judged: _Judged) -> dict[str, Any]:
     return {"size": len(judged.rows), "special": len(judged.rows) - len(usable), "scripts": scripts}
 
 
-def _starts(tokenizer: Any, normalized: Sequence[str]) -> list[list[int]]:
+def _starts(tokenizer: Audited, normalized: Sequence[str]) -> list[list[int]]:
     if isinstance(tokenizer, HFTokenizer):
         return tokenizer.token_starts(normalized)
     return metrics.token_starts(tokenizer, normalized)
 
 
-def audit_text(tokenizer: Any, texts: Sequence[str]) -> dict[str, Any]:
+def audit_text(tokenizer: Audited, texts: Sequence[str]) -> dict[str, Any]:
     """The same judgements on ``tokenizer``'s encodings of ``texts``: :data:`SUMMARY`'s
     metrics, and ``scripts``: script row → ``tokens`` and each of :data:`FLAGS`."""
     return _text(tokenizer, _Judged(tokenizer), texts)
 
 
-def _text(tokenizer: Any, judged: _Judged, texts: Sequence[str]) -> dict[str, Any]:
+def _text(tokenizer: Audited, judged: _Judged, texts: Sequence[str]) -> dict[str, Any]:
     texts = list(texts)
     if not texts:
         raise ValueError("no text to audit")
@@ -347,7 +355,10 @@ def _text(tokenizer: Any, judged: _Judged, texts: Sequence[str]) -> dict[str, An
 
 
 def audit(
-    tokenizer: Any, texts: Sequence[str] | None = None, files: Sequence[str] = (), model: str = ""
+    tokenizer: Audited,
+    texts: Sequence[str] | None = None,
+    files: Sequence[str] = (),
+    model: str = "",
 ) -> dict[str, Any]:
     """The whole report, JSON-ready: the ``model``'s name and ``kind``, ``vocabulary``
     (:func:`audit_vocabulary`) and, with ``texts``, ``text`` (:func:`audit_text`, plus the

@@ -3,8 +3,9 @@ on a set
 of texts, computed through its real encode and decode path, so evaluation cannot drift from use.
 
 A tokenizer is brahmic_pua's processor or stock sentencepiece's on a plain model (its N is the
-identity), or any object with ``encode(texts) -> rows of ids`` and ``decode(rows) -> texts``,
-such as :class:`O200k`; such an encoder gets the metrics that need no vocabulary.
+identity), or any :class:`~brahmic_pua.runtime.protocol.Encoder` (``encode(texts) -> rows of
+ids``, ``decode(rows) -> texts``) such as :class:`O200k`; an encoder that is not a whole
+:class:`~brahmic_pua.runtime.protocol.Processor` gets the metrics that need no vocabulary.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 from brahmic_pua.evaluation import metrics
 from brahmic_pua.model.script_ids import SCRIPT_ID
+from brahmic_pua.runtime.protocol import Encoder, Processor
 
 #: Table labels of the scalar results, in table order.
 LABELS: dict[str, str] = {
@@ -56,14 +58,16 @@ class O200k:
         return [str(self._encoding.decode(list(row))) for row in input]
 
 
-def expected_text(processor: Any, text: str) -> str:
+def expected_text(processor: Encoder, text: str) -> str:
     """N(s): what decoding the encoding of ``text`` must give back. A brahmic_pua model's N as
     its manifest records it (mode and folding table); the identity for anything else."""
     manifest = getattr(processor, "manifest", None)
     return text if manifest is None else manifest.normalizer(text)
 
 
-def evaluate(processor: Any, texts: Sequence[str], baseline: Any = None) -> dict[str, Any]:
+def evaluate(
+    processor: Encoder, texts: Sequence[str], baseline: Encoder | None = None
+) -> dict[str, Any]:
     """Every metric for ``processor`` on ``texts`` (keys: :data:`LABELS`, plus
     ``vocab_share``, script name → share of the usable vocabulary). ``nsl`` is there when a
     ``baseline`` tokenizer is given: this one's tokens ÷ the baseline's, on the same texts."""
@@ -82,7 +86,7 @@ def evaluate(processor: Any, texts: Sequence[str], baseline: Any = None) -> dict
     }
     if baseline is not None:
         result["nsl"] = metrics.nsl(rows, baseline.encode(texts))
-    if hasattr(processor, "get_piece_size"):  # a SentencePiece vocabulary to look into
+    if isinstance(processor, Processor):  # a SentencePiece vocabulary to look into
         result |= {
             "byte_fallback_per_1000": metrics.byte_fallback_per_1000(rows, processor),
             "orphan_marks_per_1000": metrics.orphan_marks_per_1000(rows, processor),

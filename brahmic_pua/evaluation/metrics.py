@@ -2,8 +2,10 @@
 demo.
 
 Each takes rows of ids from the real encode path and the texts they came from, or a processor,
-stock sentencepiece's or brahmic_pua's (anything with ``get_piece_size``, ``id_to_piece`` and
-``is_byte``…), so both are measured the same way. ``normalized`` texts are N(s): what the
+stock sentencepiece's or brahmic_pua's, so both are measured the same way: a
+:class:`~brahmic_pua.runtime.protocol.Vocabulary` where only the pieces are read (a Hugging
+Face tokenizer's too), a :class:`~brahmic_pua.runtime.protocol.Processor` where stock
+sentencepiece must re-read the model. ``normalized`` texts are N(s): what the
 processor promises to decode back to (for a plain spm model, the text itself).
 """
 
@@ -15,7 +17,6 @@ import unicodedata
 from collections import Counter
 from collections.abc import Callable, Sequence
 from itertools import accumulate
-from typing import Any
 
 import regex
 import sentencepiece
@@ -24,6 +25,7 @@ from brahmic_pua.codec.layout import is_private_use
 from brahmic_pua.model.script_ids import SCRIPT_ID_NAMES, SPECIAL, script_ids
 from brahmic_pua.orthography.charclass import CharClass
 from brahmic_pua.orthography.classify import classify, indic_category, script_of_char
+from brahmic_pua.runtime.protocol import Processor, Vocabulary
 from brahmic_pua.segment import segment
 
 Rows = Sequence[Sequence[int]]
@@ -60,7 +62,7 @@ def nsl(rows: Rows, baseline_rows: Rows) -> float:
     return total_tokens(rows) / max(total_tokens(baseline_rows), 1)
 
 
-def orphan_mark_ids(processor: Any) -> frozenset[int]:
+def orphan_mark_ids(processor: Vocabulary) -> frozenset[int]:
     """Ids whose piece, after a leading ▁, starts with a combining mark (General_Category Mn,
     Mc or Me; byte pieces aside). Decided from Unicode's categories, not by brahmic_pua's own
     predicate, so that the metric audits the library instead of repeating it."""
@@ -80,26 +82,26 @@ def _is_mark(ch: str) -> bool:
     return category in _MARKS or (category == "Cn" and bool(_NEWER_MARK.match(ch)))
 
 
-def orphan_marks_per_1000(rows: Rows, processor: Any) -> float:
+def orphan_marks_per_1000(rows: Rows, processor: Vocabulary) -> float:
     """Orphan-mark tokens per 1000 tokens: pieces that render on a dotted circle."""
     bad = orphan_mark_ids(processor)
     return _per_1000(sum(1 for row in rows for i in row if i in bad), rows)
 
 
-def byte_fallback_per_1000(rows: Rows, processor: Any) -> float:
+def byte_fallback_per_1000(rows: Rows, processor: Vocabulary) -> float:
     """Byte-fallback tokens per 1000 tokens: text the vocabulary spells byte by byte."""
     size = processor.get_piece_size()
     byte = frozenset(i for i in range(size) if processor.is_byte(i))
     return _per_1000(sum(1 for row in rows for i in row if i in byte), rows)
 
 
-def unk_rate(rows: Rows, processor: Any) -> float:
+def unk_rate(rows: Rows, processor: Vocabulary) -> float:
     """Unknown tokens ÷ tokens: text the model cannot give back (no byte fallback)."""
     unknown = {i for i in range(processor.get_piece_size()) if processor.is_unknown(i)}
     return sum(1 for row in rows for i in row if i in unknown) / max(total_tokens(rows), 1)
 
 
-def private_code_byte_runs(rows: Rows, processor: Any) -> tuple[int, int]:
+def private_code_byte_runs(rows: Rows, processor: Vocabulary) -> tuple[int, int]:
     """(runs of byte pieces, private code points those runs decode to). brahmic_pua keeps the
     second at 0: a byte piece must stand for bytes of the text, not for an internal code."""
     runs = private = 0
@@ -121,7 +123,7 @@ def round_trip_rate(texts: Sequence[str], decoded: Sequence[str]) -> float:
     return sum(a == b for a, b in zip(texts, decoded, strict=True)) / max(len(texts), 1)
 
 
-def token_starts(processor: Any, normalized: Sequence[str]) -> list[list[int]]:
+def token_starts(processor: Processor, normalized: Sequence[str]) -> list[list[int]]:
     """For each text, the character offsets at which a token's text begins, from spm's own
     alignment of pieces to the input (stock sentencepiece on the same model).
 
@@ -158,7 +160,7 @@ def split_clusters(text: str, starts: Sequence[int]) -> tuple[int, int]:
     return split, counted
 
 
-def cluster_split_rate(processor: Any, normalized: Sequence[str]) -> float:
+def cluster_split_rate(processor: Processor, normalized: Sequence[str]) -> float:
     """Share of Brahmic clusters of N(s) whose characters land in more than one token: each
     such token renders a broken cluster. A cluster spelled in byte pieces character by
     character counts as split too (it is, for the model that reads the tokens)."""
@@ -209,7 +211,7 @@ def split_conjuncts(text: str, starts: Sequence[int]) -> tuple[int, int]:
     return split, counted
 
 
-def vocabulary_share(processor: Any) -> dict[str, float]:
+def vocabulary_share(processor: Vocabulary) -> dict[str, float]:
     """Share of the usable vocabulary (control, unknown and unused pieces aside) per script id
     name, in id order: how the vocabulary budget is spent (seed 000's dev_budget_share)."""
     counts = Counter(s for s in script_ids(processor) if s != SPECIAL)

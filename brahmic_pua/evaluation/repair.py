@@ -46,8 +46,14 @@ from brahmic_pua.evaluation.metrics import (
     total_tokens,
 )
 from brahmic_pua.model.manifest import ModelFileError, extract
-from brahmic_pua.model.pieces import NORMAL, SPACE, UNUSED, starts_with_mark
+from brahmic_pua.model.pieces import (
+    NORMAL,
+    SPACE,
+    mark_start_ids,
+    set_unused,
+)
 from brahmic_pua.model.proto import parse_model
+from brahmic_pua.runtime.protocol import Vocabulary
 from brahmic_pua.segment import segment
 
 BYTE = 6  # ModelProto.SentencePiece.Type.BYTE
@@ -265,17 +271,13 @@ def repair_vocabulary(
     load_plain(data, source)
     model = parse_model(data)
     byte_fallback = bool(model.trainer_spec.byte_fallback)
-    disabled: list[str] = []
-    kept: list[str] = []
-    for piece in model.pieces:
-        if piece.type != NORMAL or not starts_with_mark(piece.piece):
-            continue
-        if len(piece.piece) == 1 and (keep_lone_marks or not byte_fallback):
-            kept.append(piece.piece)
-        else:
-            piece.type = UNUSED
-            disabled.append(piece.piece)
-    report = VocabularyRepair(tuple(disabled), tuple(kept), byte_fallback)
+    ids, spared = mark_start_ids(
+        model, keep=lambda piece: len(piece) == 1 and (keep_lone_marks or not byte_fallback)
+    )
+    set_unused(model, ids)
+    disabled = tuple(model.pieces[i].piece for i in ids)
+    kept = tuple(model.pieces[i].piece for i in spared)
+    report = VocabularyRepair(disabled, kept, byte_fallback)
     return model.SerializeToString(), report
 
 
@@ -288,7 +290,7 @@ class Measure:
     orphans_per_1000: float
 
 
-def measure(processor: Any, rows: Sequence[Sequence[int]], texts: Sequence[str]) -> Measure:
+def measure(processor: Vocabulary, rows: Sequence[Sequence[int]], texts: Sequence[str]) -> Measure:
     return Measure(
         total_tokens(rows), fertility(rows, texts), orphan_marks_per_1000(rows, processor)
     )

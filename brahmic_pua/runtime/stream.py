@@ -35,6 +35,7 @@ import sentencepiece as stock
 from brahmic_pua.model.manifest import extract
 from brahmic_pua.model.proto import parse_model
 from brahmic_pua.model.rules import rule_pairs
+from brahmic_pua.runtime.protocol import Processor
 from brahmic_pua.segment import segment
 
 _TEXT, _CONTROL, _BYTE = 0, 1, 2
@@ -133,7 +134,7 @@ class StreamDecoder:
     ``akshara`` (default) keeps conjuncts whole, ``fixtoken`` only keeps marks with their base.
     """
 
-    def __init__(self, processor: Any, policy: str = "akshara") -> None:
+    def __init__(self, processor: Processor, policy: str = "akshara") -> None:
         segment("", policy)  # an unknown policy fails here
         self._policy = policy
         self._starts = _memos.setdefault(policy, {})
@@ -224,6 +225,6 @@ class StreamDecoder:
         return model.after_cut.decode(window)
 
 
-def stream_decoder(processor: Any, policy: str = "akshara") -> StreamDecoder:
+def stream_decoder(processor: Processor, policy: str = "akshara") -> StreamDecoder:
     """A :class:`StreamDecoder` for a brahmic_pua or a stock ``SentencePieceProcessor``."""
     return StreamDecoder(processor, policy)

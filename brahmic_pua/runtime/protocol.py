@@ -1,0 +1,61 @@
+"""What the rest of brahmic_pua calls on "a processor", as ``typing.Protocol`` types.
+
+The metrics, the audit, evaluation, repair and the stream decoder take brahmic_pua's
+:class:`~brahmic_pua.runtime.processor.SentencePieceProcessor`, stock sentencepiece's, and
+for some of them a tokenizer that is not SentencePiece at all (a Hugging Face
+``tokenizer.json``, OpenAI's o200k). Typing those parameters ``Any`` hid which calls each one
+makes; these protocols name them, so a new tokenizer kind knows what to provide and mypy checks
+every call. They are structural: nothing has to inherit from them, and stock's processor (typed
+``Any``, sentencepiece ships no types) is accepted as it is.
+
+Three layers, each what some caller needs and no more:
+
+* :class:`Encoder`: a batch of texts to rows of ids and back (``evaluate``'s minimum).
+* :class:`Vocabulary`: the pieces and their kinds (``orphan_mark_ids``, the per-1000 rates,
+  script ids, the audit's judgements).
+* :class:`Processor`: both, plus the serialized model, which stock sentencepiece re-reads for
+  its piece alignment (``token_starts``) and the stream decoder for its piece table.
+
+Parameters are positional-only: implementations name them as they like (``input``, ``texts``,
+``id``). They are ``runtime_checkable``, so ``isinstance`` tells which layer an object offers
+(method names only: signatures are mypy's to check).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+
+@runtime_checkable
+class Encoder(Protocol):
+    """Texts to rows of ids and back, a batch at a time, without special tokens."""
+
+    def encode(self, input: list[str], /) -> Sequence[Sequence[int]]: ...
+
+    def decode(self, input: Sequence[Sequence[int]], /) -> Sequence[str]: ...
+
+
+@runtime_checkable
+class Vocabulary(Protocol):
+    """The pieces of a vocabulary by id, as spm shows them (``▁`` for a space, ``<0x..>`` for
+    a byte), and what kind each is."""
+
+    def get_piece_size(self) -> int: ...
+
+    def id_to_piece(self, id: int, /) -> str: ...
+
+    def is_byte(self, id: int, /) -> bool: ...
+
+    def is_control(self, id: int, /) -> bool: ...
+
+    def is_unknown(self, id: int, /) -> bool: ...
+
+    def is_unused(self, id: int, /) -> bool: ...
+
+
+@runtime_checkable
+class Processor(Encoder, Vocabulary, Protocol):
+    """A SentencePiece processor: brahmic_pua's or stock's, on a plain or brahmic_pua model."""
+
+    def serialized_model_proto(self) -> bytes: ...

@@ -1,0 +1,258 @@
+"""The top level of ``brahmic_pua`` is a deliberate surface: sentencepiece's module-level names
+(so ``import brahmic_pua as spm`` is a drop-in) and a short list of brahmic_pua's own entry
+points, nothing else; and the drop-in ``SentencePieceNormalizer`` gives text, not PUA codes.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pickle
+import random
+import types
+import unicodedata
+from pathlib import Path
+
+import pytest
+import sentencepiece as stock
+from conftest import read
+
+import brahmic_pua
+import brahmic_pua as spm
+from brahmic_pua.codec.layout import is_private_use
+from brahmic_pua.trainer import train_model
+
+#: sentencepiece's module-level names the drop-in promises (all of 0.2.3's but the flatbuffer
+#: converter, whose output would lose a brahmic_pua model's manifest).
+SENTENCEPIECE_NAMES = {
+    "SentencePieceNormalizer", "SentencePieceProcessor", "SentencePieceTrainer", "SetDataDir",
+    "SetMinLogLevel", "SetNBestTimeout", "SetRandomGeneratorSeed", "ThreadPool", "set_data_dir",
+    "set_min_log_level", "set_nbest_timeout", "set_random_generator_seed",
+}  # fmt: skip
+NOT_PROMISED = {"ConvertToFlatbuffer", "convert_to_flatbuffer"}
+#: brahmic_pua's own entry points, as the module docstring lists them.
+OWN_NAMES = {
+    "POLICIES", "SCRIPT_NAMES", "CodecFileError", "FoldingTable", "ModelFileError", "PUACodec",
+    "normalize", "segment", "validate_folding_rules",
+}  # fmt: skip
+#: Names that left the top level, and the package each is imported from.
+MOVED = {
+    "CharClass": "brahmic_pua.orthography",
+    "can_follow": "brahmic_pua.orthography",
+    "classify": "brahmic_pua.orthography",
+    "combine": "brahmic_pua.orthography",
+    "fix_token": "brahmic_pua.orthography",
+    "is_valid_token": "brahmic_pua.orthography",
+    "UNICODE_VERSION": "brahmic_pua.orthography",
+    "asr_normalize": "brahmic_pua.segment",
+}
+#: Names brahmic_pua implements itself; every other drop-in name is stock's own object.
+OWN_IMPLEMENTATIONS = {"SentencePieceNormalizer", "SentencePieceProcessor", "SentencePieceTrainer"}
+
+HINDI = read("hi.sample.txt").splitlines()
+TELUGU = read("te.train.txt").splitlines()
+HELD_OUT = [unicodedata.normalize("NFC", line) for line in TELUGU[2000:2030] if line]
+
+
+# -- the surface ------------------------------------------------------------------------------
+
+
+def test_all_is_exactly_the_documented_list() -> None:
+    assert set(brahmic_pua.__all__) == SENTENCEPIECE_NAMES | OWN_NAMES
+    assert len(brahmic_pua.__all__) == len(set(brahmic_pua.__all__))
+    doc = brahmic_pua.__doc__ or ""
+    for name in brahmic_pua.__all__:
+        assert f"``{name}``" in doc, f"{name} is exported but not documented"
+    namespace: dict[str, object] = {}
+    exec("from brahmic_pua import *", namespace)
+    assert set(namespace) - {"__builtins__"} == set(brahmic_pua.__all__)
+
+
+def test_every_promised_sentencepiece_name_is_here() -> None:
+    """Every public module-level name of the installed sentencepiece (its imported modules
+    aside) is promised or knowingly left out: a new one fails here until it is decided."""
+    stock_names = {
+        name
+        for name, value in vars(stock).items()
+        if not name.startswith("_") and not isinstance(value, types.ModuleType)
+    }
+    assert stock_names == SENTENCEPIECE_NAMES | NOT_PROMISED
+    for name in SENTENCEPIECE_NAMES:
+        ours = getattr(spm, name)
+        if name in OWN_IMPLEMENTATIONS:
+            assert ours is not getattr(stock, name)
+        else:  # state of the C++ library both modules share: the same object, not a copy
+            assert ours is getattr(stock, name), name
+    for name in NOT_PROMISED:
+        assert not hasattr(spm, name)
+
+
+def test_set_data_dir_is_stocks() -> None:
+    assert spm.set_data_dir is stock.set_data_dir
+    assert spm.SetDataDir is stock.SetDataDir
+
+
+@pytest.mark.parametrize("name", sorted(MOVED))
+def test_moved_names_live_in_their_packages(name: str) -> None:
+    assert not hasattr(brahmic_pua, name), f"{name} should not be top-level"
+    assert name not in brahmic_pua.__all__
+    module = importlib.import_module(MOVED[name])
+    assert hasattr(module, name)
+    assert name in module.__all__
+
+
+# -- SentencePieceNormalizer --------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def plain(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A plain spm model, trained by stock sentencepiece."""
+    prefix = tmp_path_factory.mktemp("plain") / "p"
+    stock.SentencePieceTrainer.train(
+        sentence_iterator=iter(HINDI[:2000]), model_prefix=str(prefix), vocab_size=800,
+        minloglevel=2,
+    )  # fmt: skip
+    return f"{prefix}.model"
+
+
+@pytest.fixture(scope="module")
+def brahmic(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A brahmic_pua model on Telugu, with a few literal ▁ in the text (an escaped literal)."""
+    rng = random.Random(0)
+    lines = [
+        " ".join(word + ("▁" if rng.random() < 0.05 else "") for word in line.split(" "))
+        for line in TELUGU[:1500]
+    ]
+    prefix = tmp_path_factory.mktemp("brahmic") / "b"
+    train_model(sentence_iterator=iter(lines), model_prefix=str(prefix), vocab_size=1000)
+    return f"{prefix}.model"
+
+
+@pytest.fixture(scope="module")
+def grapheme(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The grapheme policy, where a vowel sign on a space is one cluster, " ా"."""
+    rng = random.Random(1)
+    lines = [
+        " ".join(word + (" ా" if rng.random() < 0.1 else "") for word in line.split(" "))
+        for line in TELUGU[:1500]
+    ]
+    prefix = tmp_path_factory.mktemp("grapheme") / "g"
+    train_model(
+        sentence_iterator=iter(lines), model_prefix=str(prefix), vocab_size=1000,
+        policy="grapheme",
+    )  # fmt: skip
+    return f"{prefix}.model"
+
+
+PLAIN_TEXTS = [*HINDI[2000:2010], "  a  b\u3000c  ", "ＡＢＣ ☃", ""]
+FLAGS = [
+    {},
+    {"add_dummy_prefix": False},
+    {"escape_whitespaces": False, "remove_extra_whitespaces": False},
+]
+
+
+@pytest.mark.parametrize("flags", FLAGS)
+def test_normalizer_is_stock_on_a_plain_model(plain: str, flags: dict[str, bool]) -> None:
+    ours = spm.SentencePieceNormalizer(model_file=plain, **flags)
+    theirs = stock.SentencePieceNormalizer(model_file=plain, **flags)
+    assert not ours.is_brahmic
+    assert ours.normalize(PLAIN_TEXTS) == theirs.normalize(PLAIN_TEXTS)
+    for text in PLAIN_TEXTS:
+        assert ours.Normalize(text) == theirs.Normalize(text)
+        assert ours.normalize(text.encode()) == theirs.normalize(text.encode())
+        assert ours.normalize(text, with_offsets=True) == theirs.normalize(text, True)
+    assert ours.decompile() == theirs.Decompile()
+    assert ours.serialized_model_proto() == theirs.serialized_model_proto()
+    assert ours.serialized_normalizer_spec() == theirs.serialized_normalizer_spec()
+    again = pickle.loads(pickle.dumps(ours))
+    assert again.normalize(PLAIN_TEXTS) == theirs.normalize(PLAIN_TEXTS)
+
+
+def test_normalizer_other_sources_are_stocks() -> None:
+    ours = spm.SentencePieceNormalizer(rule_name="nfkc_cf")
+    theirs = stock.SentencePieceNormalizer(rule_name="nfkc_cf")
+    assert ours.normalize(PLAIN_TEXTS) == theirs.normalize(PLAIN_TEXTS)
+    rules = [("ab", "x"), ("c", "yz")]
+    ours = spm.SentencePieceNormalizer(norm_map=rules, escape_whitespaces=False)
+    theirs = stock.SentencePieceNormalizer(norm_map=rules, escape_whitespaces=False)
+    assert ours.normalize("abc abc") == theirs.normalize("abc abc")
+    with pytest.raises(ValueError, match="no model is specified"):
+        spm.SentencePieceNormalizer()
+
+
+def test_stock_normalizer_gives_pua_codes_on_a_brahmic_model(brahmic: str) -> None:
+    """Why brahmic_pua has its own: stock's, on a brahmic model, returns Private Use codes."""
+    theirs = stock.SentencePieceNormalizer(model_file=brahmic).normalize(HELD_OUT[0])
+    ours = spm.SentencePieceNormalizer(model_file=brahmic).normalize(HELD_OUT[0])
+    assert any(map(is_private_use, theirs))
+    assert not any(map(is_private_use, ours))
+
+
+def test_normalizer_is_decode_of_encode_on_a_brahmic_model(brahmic: str) -> None:
+    """Without ▁ and the dummy prefix, the normalized text is exactly what the processor
+    gives back: N(s) = decode(encode(s)), on held-out text, literal ▁ and odd spacing too."""
+    processor = spm.SentencePieceProcessor(model_file=brahmic)
+    normalizer = spm.SentencePieceNormalizer(
+        model_file=brahmic, add_dummy_prefix=False, escape_whitespaces=False
+    )
+    assert normalizer.is_brahmic
+    texts = [*HELD_OUT, "  ఒక▁ వాక్యం  ▁", "abc ☃ 123", ""]
+    decoded = processor.decode(processor.encode(texts))
+    assert normalizer.normalize(texts) == decoded
+    for text, expected in zip(texts, decoded, strict=True):
+        assert normalizer.Normalize(text) == expected
+        assert normalizer.normalize(text.encode("utf-8")) == expected.encode("utf-8")
+
+
+def test_normalizer_applies_the_models_n(brahmic: str) -> None:
+    """The manifest's N runs first: decomposed input (NFD) comes out as the model's NFC."""
+    normalizer = spm.SentencePieceNormalizer(model_file=brahmic, escape_whitespaces=False)
+    for text in HELD_OUT[:10]:
+        nfd = unicodedata.normalize("NFD", text)
+        assert normalizer.normalize(nfd) == normalizer.normalize(text)
+    assert any(unicodedata.normalize("NFD", t) != t for t in HELD_OUT[:10])
+
+
+def test_normalizer_with_the_models_flags_is_the_processors_normalize(brahmic: str) -> None:
+    """With the model's own flags, spaces are ▁ as in stock, and the text is what the
+    processor's normalize shows (which marks a literal ▁, so texts without one here)."""
+    processor = spm.SentencePieceProcessor(model_file=brahmic)
+    normalizer = spm.SentencePieceNormalizer(model_file=brahmic)
+    assert normalizer.normalize(HELD_OUT) == processor.normalize(HELD_OUT)
+    assert all(" " not in text for text in normalizer.normalize(HELD_OUT))
+
+
+def test_normalizer_spaces_inside_clusters(grapheme: str) -> None:
+    """The grapheme policy's " ా" is one code: it comes back with its space as ▁ where spaces
+    are escaped, and as a space where they are not (then decode(encode(s)) again)."""
+    text = "కల ాగ ాని " + HELD_OUT[1]
+    escaped = spm.SentencePieceNormalizer(model_file=grapheme).normalize(text)
+    assert " " not in escaped and "▁ా" in escaped
+    processor = spm.SentencePieceProcessor(model_file=grapheme)
+    raw = spm.SentencePieceNormalizer(
+        model_file=grapheme, add_dummy_prefix=False, escape_whitespaces=False
+    )
+    assert raw.normalize(text) == processor.decode(processor.encode(text))
+
+
+def test_normalizer_offsets_and_errors_on_a_brahmic_model(brahmic: str, tmp_path: Path) -> None:
+    normalizer = spm.SentencePieceNormalizer(model_file=brahmic)
+    with pytest.raises(ValueError, match="with_offsets"):
+        normalizer.normalize(HELD_OUT[0], with_offsets=True)
+    with pytest.raises(TypeError):
+        normalizer.normalize(5)
+    with pytest.raises(spm.ModelFileError, match="cannot read model"):
+        spm.SentencePieceNormalizer(model_file=tmp_path / "missing.model")
+    with pytest.raises(spm.ModelFileError):
+        spm.SentencePieceNormalizer(model_proto=b"not a model at all")
+
+
+def test_normalizer_pickles_and_loads_from_proto(brahmic: str) -> None:
+    normalizer = spm.SentencePieceNormalizer(model_file=brahmic, add_dummy_prefix=False)
+    again = pickle.loads(pickle.dumps(normalizer))
+    assert again.is_brahmic
+    assert again.normalize(HELD_OUT) == normalizer.normalize(HELD_OUT)
+    with open(brahmic, "rb") as stream:
+        data = stream.read()
+    from_proto = spm.SentencePieceNormalizer(model_proto=data, add_dummy_prefix=False)
+    assert from_proto.normalize(HELD_OUT) == normalizer.normalize(HELD_OUT)
