@@ -17,12 +17,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 from brahmic_pua.evaluation.metrics import orphan_mark_ids
 from brahmic_pua.io.atomic import write_atomic
 from brahmic_pua.orthography import DEPENDENTS, CharClass, can_follow
 from brahmic_pua.orthography.unicode_tables import CLASS_RANGES, SCRIPT_RANGES, UNICODE_VERSION
+from brahmic_pua.runtime.protocol import Vocabulary
 
 #: The file name the patch includes (``#include "brahmic_dependents.h"``).
 HEADER_NAME = "brahmic_dependents.h"
@@ -136,7 +136,7 @@ def header_is_current(path: str | Path) -> bool:
         return False
 
 
-def mark_start_pieces(processor: Any) -> tuple[int, int]:
+def mark_start_pieces(processor: Vocabulary) -> tuple[int, int]:
     """(pieces of two or more characters, single characters) that start with a combining mark
     after a leading ▁, byte and UNUSED pieces aside: what the patch removes, and what only the
     ``--dependents_via_byte_fallback`` switch removes. Decided by General_Category

@@ -52,11 +52,10 @@ from brahmic_pua.model.pieces import (
     mark_start_ids,
     set_unused,
 )
-from brahmic_pua.model.proto import parse_model
+from brahmic_pua.model.proto import BYTE, parse_model
 from brahmic_pua.runtime.protocol import Vocabulary
 from brahmic_pua.segment import segment
 
-BYTE = 6  # ModelProto.SentencePiece.Type.BYTE
 EXAMPLES = 8
 
 #: One unit of an id sequence: the text of a NORMAL piece or of a valid byte run (None for a
