@@ -4,33 +4,17 @@ tokenizer.json."""
 
 from __future__ import annotations
 
-import json
-
 import click
 
 from brahmic_pua.evaluation.audit import audit, format_report, load
 
-from .eval_command import read_texts
-
-FILE = click.Path(exists=True, dir_okay=False)
+from .common import inputs_option, json_option, model_option, read_texts, to_json
 
 
 @click.command("audit")
-@click.option(
-    "--model",
-    "model_path",
-    required=True,
-    type=FILE,
-    help="A SentencePiece .model (plain or brahmic_pua) or a Hugging Face tokenizer.json.",
-)
-@click.option(
-    "--input",
-    "inputs",
-    multiple=True,
-    type=FILE,
-    help="Also audit the encoding of this UTF-8 text file, one text per line (repeatable).",
-)
-@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@model_option("A SentencePiece .model (plain or brahmic_pua) or a Hugging Face tokenizer.json.")
+@inputs_option("Also audit the encoding of this UTF-8 text file, one text per line (repeatable).")
+@json_option("Print the report as JSON.")
 def audit_command(model_path: str, inputs: tuple[str, ...], as_json: bool) -> None:
     """Count, per script, the usable pieces that start with a combining mark, end in a
     conjunct-forming virama, join two scripts, or are byte pieces; with --input, the same per
@@ -40,6 +24,4 @@ def audit_command(model_path: str, inputs: tuple[str, ...], as_json: bool) -> No
     tokenizer = load(model_path)
     texts = read_texts(inputs) if inputs else None
     report = audit(tokenizer, texts, files=inputs, model=model_path)
-    click.echo(
-        json.dumps(report, ensure_ascii=False, indent=2) if as_json else format_report(report)
-    )
+    click.echo(to_json(report) if as_json else format_report(report))

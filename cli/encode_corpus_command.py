@@ -8,12 +8,11 @@ import click
 from brahmic_pua.integrations.shards import DEFAULT_SHARD_BYTES, encode_corpus
 from brahmic_pua.trainer.engine import ENGINES
 
+from .common import MODEL
+
 
 @click.command("encode-corpus")
-@click.option(
-    "--model", "model_path", required=True, type=click.Path(exists=True, dir_okay=False),
-    help="A .model file.",
-)  # fmt: skip
+@MODEL
 @click.option(
     "--output", required=True, type=click.Path(file_okay=False),
     help="Directory for the shards and index.json (created; rerun to resume).",

@@ -7,11 +7,7 @@ from pathlib import Path
 
 import click
 
-from brahmic_pua.io.atomic import check_writable, write_atomic_many
 from brahmic_pua.io.lines import file_lines
-from brahmic_pua.model.manifest import extract
-from brahmic_pua.model.pieces import vocab_text as render_vocab
-from brahmic_pua.model.proto import parse_model
 from brahmic_pua.nepbpe.filters import (
     FILTERS,
     apply_filters,
@@ -20,7 +16,7 @@ from brahmic_pua.nepbpe.filters import (
 )
 from brahmic_pua.nepbpe.seeds import load_seeds
 
-FILE = click.Path(exists=True, dir_okay=False)
+from .common import FILE, MODEL, check_model_output, one_line_errors, write_model
 
 
 def _corpus(paths: tuple[str, ...]) -> Iterator[str]:
@@ -29,19 +25,8 @@ def _corpus(paths: tuple[str, ...]) -> Iterator[str]:
         yield from file_lines(path)
 
 
-def vocab_text(data: bytes) -> bytes:
-    """The ``.vocab`` of a serialized model (brahmic_pua.model.pieces.vocab_text)."""
-    manifest = extract(data, "model")
-    return render_vocab(parse_model(data), manifest.codec if manifest else None)
-
-
-def vocab_path(output: str) -> str:
-    """``out.model`` → ``out.vocab``; any other name gets ``.vocab`` appended."""
-    return output.removesuffix(".model") + ".vocab"
-
-
 @click.command("filter")
-@click.option("--model", "model_path", required=True, type=FILE, help="A .model file.")
+@MODEL
 @click.option(
     "--output",
     required=True,
@@ -76,7 +61,7 @@ def filter_command(
     theta_per_million: float | None,
 ) -> None:  # fmt: skip
     """Disable pieces by filter (UNUSED: ids stay); print how many each filter disabled."""
-    try:
+    with one_line_errors():
         chosen = check_filters(names.split(","))
         if not chosen:
             raise ValueError(f"--filters names no filter: choose from {', '.join(FILTERS)}")
@@ -86,16 +71,12 @@ def filter_command(
             give_seeds="--seeds_strict, --seeds_ambiguous or --nepali-seeds",
         )  # fmt: skip
         seeds = load_seeds(seeds_strict, seeds_ambiguous, nepali) if given else None
-        for path in (output, vocab_path(output)):
-            check_writable(path)
+        check_model_output(output)
         data = Path(model_path).read_bytes()
         filtered, report = apply_filters(
             data, chosen, seeds=seeds, corpus=_corpus(corpus) if corpus else None,
             theta=theta, theta_per_million=theta_per_million, source=model_path,
         )  # fmt: skip
-        write_atomic_many({output: filtered, vocab_path(output): vocab_text(filtered)})
-    except (ValueError, OSError) as error:
-        message = " ".join(str(error).split()) or type(error).__name__
-        raise click.ClickException(message) from None
+        write_model(output, filtered)
     for line in report.lines():
         click.echo(line)

@@ -14,22 +14,12 @@ import os
 import signal
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
 from types import FrameType
 from typing import Any, BinaryIO, NoReturn
 
 import click
 
-from brahmic_pua import (
-    POLICIES,
-    SCRIPT_NAMES,
-    CodecFileError,
-    ModelFileError,
-    PUACodec,
-    SentencePieceProcessor,
-    segment,
-)
-from brahmic_pua.io.atomic import atomic_output
+from brahmic_pua import POLICIES, SCRIPT_NAMES, PUACodec, SentencePieceProcessor, segment
 from brahmic_pua.io.lines import stream_lines
 from brahmic_pua.normalize import MODES, normalizer
 from brahmic_pua.trainer import train_model
@@ -37,6 +27,7 @@ from brahmic_pua.trainer.engine import ENGINES
 from brahmic_pua.trainer.options import check_model_prefix, parse_flag_args
 
 from .audit_command import audit_command
+from .common import CODEC, INPUT, MODEL, OUTPUT, expected, join_lines, load_codec, output_stream
 from .encode_corpus_command import encode_corpus_command
 from .eval_command import eval_command, vocab_command
 from .filter_command import filter_command
@@ -51,17 +42,6 @@ PIPE_CLOSED = 141  # 128 + SIGPIPE, as `cat big | head` reports it
 def _terminate(signum: int, frame: FrameType | None) -> NoReturn:
     """SIGTERM as an exception, so that every ``with`` block (temporary files) cleans up."""
     raise SystemExit(128 + signum)
-
-
-def _one_line(message: str) -> str:
-    return " ".join(part.strip() for part in message.splitlines() if part.strip())
-
-
-def _expected(error: ValueError | OSError) -> str:
-    """The one line for an error the user can fix (a bad file, a bad value)."""
-    if isinstance(error, OSError) and error.strerror and error.filename:
-        return f"{error.filename}: {error.strerror}"
-    return _one_line(str(error)) or type(error).__name__
 
 
 class _Shell(click.Group):
@@ -91,7 +71,7 @@ class _Shell(click.Group):
             message = error.format_message()
             if isinstance(error, click.UsageError) and error.ctx is not None:
                 message += f" (see '{error.ctx.command_path} --help')"
-            click.echo(f"Error: {_one_line(message)}", err=True)
+            click.echo(f"Error: {join_lines(message)}", err=True)
             sys.exit(error.exit_code)
         except (click.Abort, KeyboardInterrupt):
             sys.exit(INTERRUPTED)
@@ -107,7 +87,7 @@ class _Shell(click.Group):
             os.dup2(devnull, sys.stdout.fileno())
             raise click.exceptions.Exit(PIPE_CLOSED) from None
         except (ValueError, OSError) as error:
-            raise click.ClickException(_expected(error)) from None
+            raise click.ClickException(expected(error)) from None
 
 
 def _lines(stream: BinaryIO) -> Iterator[str]:
@@ -115,18 +95,8 @@ def _lines(stream: BinaryIO) -> Iterator[str]:
     return stream_lines(stream, getattr(stream, "name", "<stdin>"), exact=True)
 
 
-@contextmanager
-def _output(path: str | None) -> Iterator[BinaryIO]:
-    if path:
-        with atomic_output(path) as stream:
-            yield stream.buffer
-    else:
-        yield sys.stdout.buffer
-        sys.stdout.buffer.flush()  # a closed pipe fails here, inside the command, not at exit
-
-
 def _run(source: BinaryIO, output: str | None, transform: Callable[[str], str]) -> None:
-    with _output(output) as sink:
+    with output_stream(output) as sink:
         for line in _lines(source):
             sink.write(transform(line).encode("utf-8") + b"\n")
 
@@ -135,20 +105,6 @@ def _run(source: BinaryIO, output: str | None, transform: Callable[[str], str]) 
 @click.version_option(package_name="brahmic-pua")
 def main() -> None:
     """Tokenization for Brahmic scripts that never splits a cluster."""
-
-
-INPUT = click.option(
-    "--input",
-    "input_",
-    type=click.File("rb"),
-    default="-",
-    help="UTF-8 text file, one line per line (default: stdin).",
-)
-OUTPUT = click.option(
-    "--output",
-    type=click.Path(dir_okay=False, writable=True),
-    help="Write here instead of stdout (atomically).",
-)
 
 
 @main.command("segment")
@@ -214,47 +170,13 @@ def codec_build(
     click.echo(f"{codec!r} -> {output}", err=True)
 
 
-def _is_model(path: str) -> bool:
-    try:
-        SentencePieceProcessor(model_file=path)
-    except ModelFileError:
-        return False
-    return True
-
-
-def _load(path: str) -> PUACodec:
-    """The codec, or one line saying what the file is instead (a .model is a common mix-up)."""
-    try:
-        return PUACodec.load(path)
-    except (CodecFileError, UnicodeDecodeError) as error:
-        if _is_model(path):
-            raise click.ClickException(
-                f"{path} is a SentencePiece model, not a codec JSON; use "
-                f"`brahmic-pua encode --model {path}` (or `decode`) to apply a model"
-            ) from None
-        if isinstance(error, UnicodeDecodeError):
-            raise click.ClickException(
-                f"{path} is not a codec JSON file (not UTF-8 text)"
-            ) from None
-        raise
-
-
-CODEC = click.option(
-    "--codec",
-    "codec_path",
-    required=True,
-    type=click.Path(exists=True, dir_okay=False),
-    help="Codec JSON file.",
-)
-
-
 @codec_group.command("encode")
 @CODEC
 @INPUT
 @OUTPUT
 def codec_encode(codec_path: str, input_: BinaryIO, output: str | None) -> None:
     """Map each line's clusters to PUA code points."""
-    _run(input_, output, _load(codec_path).encode)
+    _run(input_, output, load_codec(codec_path).encode)
 
 
 @codec_group.command("decode")
@@ -263,7 +185,7 @@ def codec_encode(codec_path: str, input_: BinaryIO, output: str | None) -> None:
 @OUTPUT
 def codec_decode(codec_path: str, input_: BinaryIO, output: str | None) -> None:
     """Map PUA code points back to clusters."""
-    _run(input_, output, _load(codec_path).decode)
+    _run(input_, output, load_codec(codec_path).decode)
 
 
 def _model_prefix(ctx: click.Context, param: click.Parameter, value: str) -> str:
@@ -322,15 +244,6 @@ def train_command(
         model_type=model_type, policy=policy, scripts=scripts, normalization=normalization,
         engine=engine, **{"progress": "true", **flags},
     )  # fmt: skip
-
-
-MODEL = click.option(
-    "--model",
-    "model_path",
-    required=True,
-    type=click.Path(exists=True, dir_okay=False),
-    help="A .model file.",
-)
 
 
 @main.command("encode")

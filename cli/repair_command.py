@@ -9,21 +9,22 @@ model whose mark-start pieces are UNUSED (and its .vocab); with ``--ids`` it rep
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
 import click
 
 from brahmic_pua.evaluation.repair import IdRepair, Measure, load_plain, measure, repair_vocabulary
-from brahmic_pua.io.atomic import atomic_output, check_writable, write_atomic_many
 
-from .eval_command import read_texts
-from .filter_command import vocab_path, vocab_text
-
-FILE = click.Path(exists=True, dir_okay=False)
+from .common import (
+    check_model_output,
+    inputs_option,
+    model_option,
+    output_stream,
+    read_texts,
+    write_model,
+)
 
 
 def _name(stream: BinaryIO) -> str:
@@ -43,24 +44,12 @@ def _id_lines(stream: BinaryIO) -> Iterator[list[int]]:
             ) from None
 
 
-@contextmanager
-def _sink(output: str | None) -> Iterator[BinaryIO]:
-    """The output file, written atomically, or stdout (flushed here: a closed pipe fails
-    inside the command, where the shell group reports it)."""
-    if output:
-        with atomic_output(output) as stream:
-            yield stream.buffer
-    else:
-        yield sys.stdout.buffer
-        sys.stdout.buffer.flush()
-
-
 def _repair_ids(model_path: str, stream: BinaryIO, output: str | None, use_bytes: bool) -> None:
     repair = IdRepair.from_file(model_path, use_bytes=use_bytes)
     tokens = [0, 0]
     orphans = [0, 0]
     lines = 0
-    with _sink(output) as sink:
+    with output_stream(output) as sink:
         for lines, ids in enumerate(_id_lines(stream), 1):
             try:
                 fixed = repair.repair(ids)
@@ -87,12 +76,11 @@ def _table(before: Measure, after: Measure) -> list[str]:
 def _repair_vocabulary(
     model_path: str, output: str, keep_lone_marks: bool, inputs: tuple[str, ...]
 ) -> None:
-    for path in (output, vocab_path(output)):
-        check_writable(path)
+    check_model_output(output)
     data = Path(model_path).read_bytes()
     fixed, report = repair_vocabulary(data, keep_lone_marks=keep_lone_marks, source=model_path)
     texts = read_texts(inputs) if inputs else []
-    write_atomic_many({output: fixed, vocab_path(output): vocab_text(fixed)})
+    write_model(output, fixed)
     for line in report.lines():
         click.echo(line)
     if texts:
@@ -105,7 +93,7 @@ def _repair_vocabulary(
 
 
 @click.command("repair")
-@click.option("--model", "model_path", required=True, type=FILE, help="A plain spm .model.")
+@model_option("A plain spm .model.")
 @click.option(
     "--output",
     type=click.Path(dir_okay=False),
@@ -129,13 +117,7 @@ def _repair_vocabulary(
     help="Keep one-mark pieces in the vocabulary even with byte fallback (fewer tokens, "
     "some orphan marks).",
 )
-@click.option(
-    "--input",
-    "inputs",
-    multiple=True,
-    type=FILE,
-    help="Held-out text: print tokens, fertility and orphan marks before/after (repeatable).",
-)
+@inputs_option("Held-out text: print tokens, fertility and orphan marks before/after (repeatable).")
 def repair_command(
     model_path: str,
     output: str | None,

@@ -38,7 +38,8 @@ from pathlib import Path
 from typing import Any
 
 from brahmic_pua.evaluation import metrics
-from brahmic_pua.evaluation.evaluate import expected_text
+from brahmic_pua.evaluation.evaluate import text_metrics
+from brahmic_pua.evaluation.report import grid, labels_of, table
 from brahmic_pua.model.manifest import ModelFileError
 from brahmic_pua.model.script_ids import (
     FMT,
@@ -54,19 +55,22 @@ from brahmic_pua.runtime.protocol import Processor
 #: The per-piece judgements, in table order.
 FLAGS = ("mark_start", "virama_end", "cross_script", "byte")
 _HEADERS = [flag.replace("_", "-") for flag in FLAGS]
-#: Table labels of the text summary, in table order (values from
-#: :mod:`brahmic_pua.evaluation.metrics`).
-SUMMARY: dict[str, str] = {
-    "lines": "lines",
-    "tokens": "tokens",
-    "fertility": "fertility (tokens per word)",
-    "orphan_marks_per_1000": "orphan-mark tokens per 1000",
-    "byte_fallback_per_1000": "byte-fallback tokens per 1000",
-    "cluster_split_rate": "cluster-split rate",
-    "conjunct_split_rate": "conjunct-split rate",
-    "unk_rate": "UNK rate",
-    "round_trip_rate": "round-trip rate",
-}
+#: Table labels of the text summary, in table order: the metric bundle of
+#: :func:`brahmic_pua.evaluation.evaluate.text_metrics` that the audit reports, worded as in
+#: :data:`brahmic_pua.evaluation.report.LABELS`.
+SUMMARY: dict[str, str] = labels_of(
+    [
+        "lines",
+        "tokens",
+        "fertility",
+        "orphan_marks_per_1000",
+        "byte_fallback_per_1000",
+        "cluster_split_rate",
+        "conjunct_split_rate",
+        "unk_rate",
+        "round_trip_rate",
+    ]
+)
 INSTALL_HF = "pip install 'brahmic-pua[hf]' (or pip install tokenizers)"
 
 SPACE = "\u2581"
@@ -319,12 +323,6 @@ def _vocabulary(judged: _Judged) -> dict[str, Any]:
     return {"size": len(judged.rows), "special": len(judged.rows) - len(usable), "scripts": scripts}
 
 
-def _starts(tokenizer: Audited, normalized: Sequence[str]) -> list[list[int]]:
-    if isinstance(tokenizer, HFTokenizer):
-        return tokenizer.token_starts(normalized)
-    return metrics.token_starts(tokenizer, normalized)
-
-
 def audit_text(tokenizer: Audited, texts: Sequence[str]) -> dict[str, Any]:
     """The same judgements on ``tokenizer``'s encodings of ``texts``: :data:`SUMMARY`'s
     metrics, and ``scripts``: script row → ``tokens`` and each of :data:`FLAGS`."""
@@ -336,22 +334,9 @@ def _text(tokenizer: Audited, judged: _Judged, texts: Sequence[str]) -> dict[str
     if not texts:
         raise ValueError("no text to audit")
     rows = tokenizer.encode(texts)
-    normalized = [expected_text(tokenizer, text) for text in texts]
-    starts = _starts(tokenizer, normalized)
     token_rows = [name for row in rows for name in judged.token_rows(row)]
     scripts = _count(token_rows, [judged.flags[i] for row in rows for i in row], "tokens")
-    summary = {
-        "lines": len(texts),
-        "tokens": metrics.total_tokens(rows),
-        "fertility": metrics.fertility(rows, texts),
-        "orphan_marks_per_1000": metrics.orphan_marks_per_1000(rows, tokenizer),
-        "byte_fallback_per_1000": metrics.byte_fallback_per_1000(rows, tokenizer),
-        "cluster_split_rate": metrics.split_share(metrics.split_clusters, normalized, starts),
-        "conjunct_split_rate": metrics.split_share(metrics.split_conjuncts, normalized, starts),
-        "unk_rate": metrics.unk_rate(rows, tokenizer),
-        "round_trip_rate": metrics.round_trip_rate(normalized, tokenizer.decode(rows)),
-    }
-    return summary | {"scripts": scripts}
+    return text_metrics(tokenizer, texts, SUMMARY, rows=rows) | {"scripts": scripts}
 
 
 def audit(
@@ -374,14 +359,6 @@ def audit(
     return report
 
 
-def _grid(rows: list[list[str]]) -> list[str]:
-    widths = [max(map(len, column)) for column in zip(*rows, strict=True)]
-    return [
-        "  ".join([first.ljust(widths[0]), *map(str.rjust, cells, widths[1:])]).rstrip()
-        for first, *cells in rows
-    ]
-
-
 def format_report(report: dict[str, Any]) -> str:
     """The report as text tables: vocabulary counts per script, then (with text) the same
     per 1000 tokens of each script's row, and the summary metrics."""
@@ -392,26 +369,22 @@ def format_report(report: dict[str, Any]) -> str:
         f"({usable} usable, {vocabulary['special']} control/unknown/unused)",
         "",
     ]
-    grid = [["vocabulary", "pieces", *_HEADERS]]
+    pieces = [["vocabulary", "pieces", *_HEADERS]]
     for row, counts in vocabulary["scripts"].items():
-        grid.append([row, *(str(counts[k]) for k in ("pieces", *FLAGS))])
-    lines += _grid(grid)
+        pieces.append([row, *(str(counts[k]) for k in ("pieces", *FLAGS))])
+    lines += grid(pieces)
     text = report.get("text")
     if text is not None:
         lines += ["", f"text: {', '.join(text['files']) or 'given lines'}", ""]
-        grid = [["per 1000 tokens", "tokens", *_HEADERS]]
+        tokens = [["per 1000 tokens", "tokens", *_HEADERS]]
         for row, counts in text["scripts"].items():
             per = 1000 / max(counts["tokens"], 1)
-            grid.append([row, str(counts["tokens"]), *(f"{counts[k] * per:.1f}" for k in FLAGS)])
-        lines += _grid(grid)
+            tokens.append([row, str(counts["tokens"]), *(f"{counts[k] * per:.1f}" for k in FLAGS)])
+        lines += grid(tokens)
         lines.append("")
-        lines += _grid([[label, _cell(text[key])] for key, label in SUMMARY.items()])
+        lines += table({"text": text}, SUMMARY, header=False)
     lines += ["", LEGEND]
     return "\n".join(lines)
-
-
-def _cell(value: int | float) -> str:
-    return str(value) if isinstance(value, int) else f"{value:.4f}"
 
 
 LEGEND = """\

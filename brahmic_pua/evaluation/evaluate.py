@@ -1,6 +1,7 @@
-"""Seed 000's E4 protocol: every metric of :mod:`brahmic_pua.evaluation.metrics` for one tokenizer
-on a set
-of texts, computed through its real encode and decode path, so evaluation cannot drift from use.
+"""Seed 000's E4 protocol: every metric of :mod:`brahmic_pua.evaluation.metrics` for one
+tokenizer on a set of texts, computed through its real encode and decode path, so evaluation
+cannot drift from use. :func:`text_metrics` is the one place a metric is computed from an
+encoding; ``eval`` (:func:`evaluate`) and ``audit`` both ask it for their bundle.
 
 A tokenizer is brahmic_pua's processor or stock sentencepiece's on a plain model (its N is the
 identity), or any :class:`~brahmic_pua.runtime.protocol.Encoder` (``encode(texts) -> rows of
@@ -11,28 +12,31 @@ ids``, ``decode(rows) -> texts``) such as :class:`O200k`; an encoder that is not
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import cached_property
+from typing import Any, Protocol, runtime_checkable
 
 from brahmic_pua.evaluation import metrics
-from brahmic_pua.model.script_ids import SCRIPT_ID
-from brahmic_pua.runtime.protocol import Encoder, Processor
+from brahmic_pua.evaluation.report import LABELS as ALL_LABELS
+from brahmic_pua.evaluation.report import labels_of, table
+from brahmic_pua.runtime.protocol import Encoder, Processor, Vocabulary
 
-#: Table labels of the scalar results, in table order.
-LABELS: dict[str, str] = {
-    "lines": "lines",
-    "tokens": "tokens",
-    "fertility": "fertility (tokens per word)",
-    "tokens_per_char": "tokens per character of N(s)",
-    "bytes_per_token": "UTF-8 bytes of N(s) per token",
-    "byte_fallback_per_1000": "byte-fallback tokens per 1000",
-    "orphan_marks_per_1000": "orphan-mark tokens per 1000",
-    "cluster_split_rate": "cluster-split rate",
-    "unk_rate": "UNK rate",
-    "round_trip_rate": "round-trip rate",
-    "nsl": "NSL",
-    "vocab_size": "vocabulary size",
-}
+#: What :func:`evaluate` reports for any encoder, in its result's order.
+BASIC = ("lines", "tokens", "fertility", "tokens_per_char", "bytes_per_token", "round_trip_rate")
+#: What it adds for a SentencePiece processor, whose vocabulary and alignment it can read.
+VOCABULARY = (
+    "byte_fallback_per_1000",
+    "orphan_marks_per_1000",
+    "cluster_split_rate",
+    "unk_rate",
+    "vocab_size",
+    "vocab_share",
+)
+#: Table labels of :func:`evaluate`'s scalar results, in table order: the one wording of
+#: :data:`brahmic_pua.evaluation.report.LABELS`, for the keys evaluate computes.
+LABELS: dict[str, str] = labels_of(
+    [key for key in ALL_LABELS if key in {*BASIC, "nsl", *VOCABULARY}]
+)
 
 
 class O200k:
@@ -65,6 +69,101 @@ def expected_text(processor: Encoder, text: str) -> str:
     return text if manifest is None else manifest.normalizer(text)
 
 
+@runtime_checkable
+class Aligned(Protocol):
+    """A tokenizer that says itself where its tokens start in a text (character offsets), as
+    :class:`~brahmic_pua.evaluation.audit.HFTokenizer` does from its offsets; a SentencePiece
+    processor is aligned by :func:`~brahmic_pua.evaluation.metrics.token_starts` instead."""
+
+    def token_starts(self, texts: Sequence[str], /) -> list[list[int]]: ...
+
+
+class _Encoding:
+    """One tokenizer's rows of ids for some texts, and what the metrics read off them: N(s)
+    and the token starts are derived once, when the first metric needs them."""
+
+    def __init__(
+        self, tokenizer: Encoder, texts: list[str], rows: metrics.Rows, baseline: Encoder | None
+    ) -> None:
+        self.tokenizer = tokenizer
+        self.texts = texts
+        self.rows = rows
+        self._baseline = baseline
+
+    @cached_property
+    def normalized(self) -> list[str]:
+        return [expected_text(self.tokenizer, text) for text in self.texts]
+
+    @property
+    def vocabulary(self) -> Vocabulary:
+        if not isinstance(self.tokenizer, Vocabulary):
+            raise TypeError(f"{type(self.tokenizer).__name__} has no vocabulary to measure")
+        return self.tokenizer
+
+    @property
+    def baseline(self) -> Encoder:
+        if self._baseline is None:
+            raise TypeError("NSL needs a baseline tokenizer")
+        return self._baseline
+
+    @cached_property
+    def starts(self) -> list[list[int]]:
+        """Where each text's tokens begin, by the tokenizer's own alignment."""
+        if isinstance(self.tokenizer, Processor):
+            return metrics.token_starts(self.tokenizer, self.normalized)
+        if isinstance(self.tokenizer, Aligned):
+            return self.tokenizer.token_starts(self.normalized)
+        raise TypeError(f"{type(self.tokenizer).__name__} does not say where its tokens start")
+
+    def split_rate(self, count: Callable[[str, Sequence[int]], tuple[int, int]]) -> float:
+        return metrics.split_share(count, self.normalized, self.starts)
+
+
+#: Every metric of the bundle (the keys of :data:`~brahmic_pua.evaluation.report.LABELS`, and
+#: ``vocab_share``), each as one call into :mod:`brahmic_pua.evaluation.metrics`.
+METRICS: dict[str, Callable[[_Encoding], Any]] = {
+    "lines": lambda e: len(e.texts),
+    "tokens": lambda e: metrics.total_tokens(e.rows),
+    "fertility": lambda e: metrics.fertility(e.rows, e.texts),
+    "tokens_per_char": lambda e: metrics.tokens_per_char(e.rows, e.normalized),
+    "bytes_per_token": lambda e: metrics.bytes_per_token(e.rows, e.normalized),
+    "byte_fallback_per_1000": lambda e: metrics.byte_fallback_per_1000(e.rows, e.vocabulary),
+    "orphan_marks_per_1000": lambda e: metrics.orphan_marks_per_1000(e.rows, e.vocabulary),
+    "cluster_split_rate": lambda e: e.split_rate(metrics.split_clusters),
+    "conjunct_split_rate": lambda e: e.split_rate(metrics.split_conjuncts),
+    "unk_rate": lambda e: metrics.unk_rate(e.rows, e.vocabulary),
+    "round_trip_rate": lambda e: metrics.round_trip_rate(e.normalized, e.tokenizer.decode(e.rows)),
+    "nsl": lambda e: metrics.nsl(e.rows, e.baseline.encode(e.texts)),
+    "vocab_size": lambda e: e.vocabulary.get_piece_size(),
+    "vocab_share": lambda e: metrics.vocabulary_share(e.vocabulary),
+}
+
+
+def text_metrics(
+    tokenizer: Encoder,
+    texts: Sequence[str],
+    keys: Iterable[str],
+    *,
+    baseline: Encoder | None = None,
+    rows: metrics.Rows | None = None,
+) -> dict[str, Any]:
+    """The metric bundle that ``eval`` and ``audit`` both report, one definition for both:
+    the :data:`METRICS` named by ``keys``, in that order, for ``tokenizer`` on ``texts``
+    through its real encode and decode path. ``rows`` are its encodings of ``texts`` when the
+    caller has them already (the audit counts scripts on the same rows); ``baseline`` is the
+    tokenizer ``nsl`` divides by. Only the asked metrics are computed, so a report pays for
+    no number it does not show; one that does not apply (a vocabulary metric of an encoder
+    without one) is a TypeError."""
+    texts, keys = list(texts), list(keys)
+    unknown = [key for key in keys if key not in METRICS]
+    if unknown:
+        raise ValueError(f"no metric named {', '.join(unknown)}: choose from {', '.join(METRICS)}")
+    encoding = _Encoding(
+        tokenizer, texts, tokenizer.encode(texts) if rows is None else rows, baseline
+    )
+    return {key: METRICS[key](encoding) for key in keys}
+
+
 def evaluate(
     processor: Encoder, texts: Sequence[str], baseline: Encoder | None = None
 ) -> dict[str, Any]:
@@ -74,53 +173,14 @@ def evaluate(
     texts = list(texts)
     if not texts:
         raise ValueError("no text to evaluate on")
-    rows = processor.encode(texts)
-    normalized = [expected_text(processor, text) for text in texts]
-    result: dict[str, Any] = {
-        "lines": len(texts),
-        "tokens": metrics.total_tokens(rows),
-        "fertility": metrics.fertility(rows, texts),
-        "tokens_per_char": metrics.tokens_per_char(rows, normalized),
-        "bytes_per_token": metrics.bytes_per_token(rows, normalized),
-        "round_trip_rate": metrics.round_trip_rate(normalized, processor.decode(rows)),
-    }
-    if baseline is not None:
-        result["nsl"] = metrics.nsl(rows, baseline.encode(texts))
+    keys = [*BASIC, *(["nsl"] if baseline is not None else [])]
     if isinstance(processor, Processor):  # a SentencePiece vocabulary to look into
-        result |= {
-            "byte_fallback_per_1000": metrics.byte_fallback_per_1000(rows, processor),
-            "orphan_marks_per_1000": metrics.orphan_marks_per_1000(rows, processor),
-            "cluster_split_rate": metrics.cluster_split_rate(processor, normalized),
-            "unk_rate": metrics.unk_rate(rows, processor),
-            "vocab_size": processor.get_piece_size(),
-            "vocab_share": metrics.vocabulary_share(processor),
-        }
-    return result
+        keys += VOCABULARY
+    return text_metrics(processor, texts, keys, baseline=baseline)
 
 
 def format_table(columns: Mapping[str, Mapping[str, Any]], reference: str | None = None) -> str:
     """Results side by side: one row per metric, one column per tokenizer, aligned; ``-``
-    where a metric does not apply. ``reference`` names the NSL baseline in its label."""
-    labels = dict(LABELS)
-    if reference is not None:
-        labels["nsl"] = f"NSL (tokens ÷ {reference}'s)"
-    shares = {name for c in columns.values() for name in c.get("vocab_share", {})}
-    rows = [["metric", *columns]]
-    for key, label in labels.items():
-        if any(key in c for c in columns.values()):
-            rows.append([label, *(_cell(c.get(key)) for c in columns.values())])
-    for name in sorted(shares, key=SCRIPT_ID.__getitem__):
-        cells = (_cell(c["vocab_share"].get(name, 0.0)) if "vocab_share" in c else "-"
-                 for c in columns.values())  # fmt: skip
-        rows.append([f"vocabulary share: {name}", *cells])
-    widths = [max(map(len, column)) for column in zip(*rows, strict=True)]
-    return "\n".join(
-        "  ".join([label.ljust(widths[0]), *map(str.rjust, cells, widths[1:])])
-        for label, *cells in rows
-    )
-
-
-def _cell(value: Any) -> str:
-    if value is None:
-        return "-"
-    return str(value) if isinstance(value, int) else f"{value:.4f}"
+    where a metric does not apply (:func:`brahmic_pua.evaluation.report.table`). ``reference``
+    names the NSL baseline in its label."""
+    return "\n".join(table(columns, LABELS, reference))
