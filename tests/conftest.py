@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import random
 import warnings
 from pathlib import Path
 
@@ -53,6 +54,43 @@ def corpus_files() -> list[Path]:
 
 def read(name: str) -> str:
     return (CORPORA / name).read_text(encoding="utf-8")
+
+
+def with_words(lines: list[str], extra: str, share: float, seed: int) -> list[str]:
+    """``lines`` with ``extra`` after about ``share`` of their words (seeded): literal ▁, or a
+    vowel sign on a space (" ా"), in otherwise real text."""
+    rng = random.Random(seed)
+    return [
+        " ".join(word + (extra if rng.random() < share else "") for word in line.split(" "))
+        for line in lines
+    ]
+
+
+@pytest.fixture(scope="session")
+def plain(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A plain spm model on Hindi, trained by stock sentencepiece: no brahmic_pua in it."""
+    import sentencepiece
+
+    lines = read("hi.sample.txt").splitlines()[:3000]
+    prefix = tmp_path_factory.mktemp("plain") / "p"
+    sentencepiece.SentencePieceTrainer.train(
+        sentence_iterator=iter(lines), model_prefix=str(prefix), vocab_size=1000, minloglevel=2
+    )
+    return f"{prefix}.model"
+
+
+@pytest.fixture(scope="session")
+def grapheme_model(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The grapheme policy, on Telugu where a vowel sign sits on a space: one cluster " ా"."""
+    from brahmic_pua.trainer import train_model
+
+    lines = with_words(read("te.train.txt").splitlines()[:2000], " ా", 0.1, 1)
+    prefix = tmp_path_factory.mktemp("grapheme") / "g"
+    train_model(
+        sentence_iterator=iter(lines), model_prefix=str(prefix), vocab_size=1500,
+        policy="grapheme",
+    )  # fmt: skip
+    return f"{prefix}.model"
 
 
 @pytest.fixture(scope="session")

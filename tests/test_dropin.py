@@ -7,7 +7,6 @@ on a brahmic_pua model the same calls work, pieces show as text, and two ids nev
 from __future__ import annotations
 
 import pickle
-import random
 import unicodedata
 from collections.abc import Callable
 from pathlib import Path
@@ -15,7 +14,7 @@ from typing import Any
 
 import pytest
 import sentencepiece as stock
-from conftest import read
+from conftest import read, with_words
 
 import brahmic_pua as spm
 from brahmic_pua.codec import PUACodec
@@ -29,45 +28,14 @@ HELD_OUT = [unicodedata.normalize("NFC", line) for line in TELUGU[2000:2040] if 
 
 
 @pytest.fixture(scope="module")
-def plain(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """A plain spm model, trained by stock sentencepiece: no brahmic_pua in it at all."""
-    prefix = tmp_path_factory.mktemp("plain") / "p"
-    stock.SentencePieceTrainer.train(
-        sentence_iterator=iter(HINDI[:3000]), model_prefix=str(prefix), vocab_size=1000,
-        minloglevel=2,
-    )  # fmt: skip
-    return f"{prefix}.model"
-
-
-@pytest.fixture(scope="module")
 def brahmic(tmp_path_factory: pytest.TempPathFactory) -> str:
     """Telugu with literal ▁ (text already tokenized by spm), and ▁ as a user symbol: the
     escape code standing for a literal ▁ gets id 3, below the real ▁ piece."""
-    rng = random.Random(0)
-    lines = [
-        " ".join(word + ("▁" if rng.random() < 0.1 else "") for word in line.split(" "))
-        for line in TELUGU[:2000]
-    ]
+    lines = with_words(TELUGU[:2000], "▁", 0.1, 0)
     prefix = tmp_path_factory.mktemp("brahmic") / "b"
     train_model(
         sentence_iterator=iter(lines), model_prefix=str(prefix), vocab_size=1500,
         user_defined_symbols=["▁"],
-    )  # fmt: skip
-    return f"{prefix}.model"
-
-
-@pytest.fixture(scope="module")
-def grapheme(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """The grapheme policy, on text where a vowel sign sits on a space: one cluster " ా"."""
-    rng = random.Random(1)
-    lines = [
-        " ".join(word + (" ా" if rng.random() < 0.1 else "") for word in line.split(" "))
-        for line in TELUGU[:2000]
-    ]
-    prefix = tmp_path_factory.mktemp("grapheme") / "g"
-    train_model(
-        sentence_iterator=iter(lines), model_prefix=str(prefix), vocab_size=1500,
-        policy="grapheme",
     )  # fmt: skip
     return f"{prefix}.model"
 
@@ -280,14 +248,14 @@ def test_display_resolves_collisions_in_favour_of_usable_pieces() -> None:
     assert shown[0] == f"<U+2581 U+{ord(mark):04X}>" and shown[4] == "<U+E001>"
 
 
-def test_space_inside_a_cluster_shows_as_space_marker(grapheme: str) -> None:
-    sp = spm.SentencePieceProcessor(model_file=grapheme)
+def test_space_inside_a_cluster_shows_as_space_marker(grapheme_model: str) -> None:
+    sp = spm.SentencePieceProcessor(model_file=grapheme_model)
     assert sp.codec is not None
     spaced = sp.codec.code_of(" ా")
     assert spaced is not None
     shown = sp.id_to_piece(list(range(len(sp))))
     assert not any(" " in piece for piece in shown) and len(set(shown)) == len(shown)
-    assert sp.piece_to_id("▁ా") == stock.SentencePieceProcessor(model_file=grapheme)[spaced]
+    assert sp.piece_to_id("▁ా") == stock.SentencePieceProcessor(model_file=grapheme_model)[spaced]
     for text in ["కి ా గ  ా ఘా", " ా", *HELD_OUT[:10]]:
         pieces = sp.encode(text, out_type=str)
         assert not any(" " in piece for piece in pieces)

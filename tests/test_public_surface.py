@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import importlib
 import pickle
-import random
 import types
 import unicodedata
 from pathlib import Path
 
 import pytest
 import sentencepiece as stock
-from conftest import read
+from conftest import read, with_words
 
 import brahmic_pua
 import brahmic_pua as spm
@@ -104,42 +103,11 @@ def test_moved_names_live_in_their_packages(name: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def plain(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """A plain spm model, trained by stock sentencepiece."""
-    prefix = tmp_path_factory.mktemp("plain") / "p"
-    stock.SentencePieceTrainer.train(
-        sentence_iterator=iter(HINDI[:2000]), model_prefix=str(prefix), vocab_size=800,
-        minloglevel=2,
-    )  # fmt: skip
-    return f"{prefix}.model"
-
-
-@pytest.fixture(scope="module")
 def brahmic(tmp_path_factory: pytest.TempPathFactory) -> str:
     """A brahmic_pua model on Telugu, with a few literal ▁ in the text (an escaped literal)."""
-    rng = random.Random(0)
-    lines = [
-        " ".join(word + ("▁" if rng.random() < 0.05 else "") for word in line.split(" "))
-        for line in TELUGU[:1500]
-    ]
+    lines = with_words(TELUGU[:1500], "▁", 0.05, 0)
     prefix = tmp_path_factory.mktemp("brahmic") / "b"
     train_model(sentence_iterator=iter(lines), model_prefix=str(prefix), vocab_size=1000)
-    return f"{prefix}.model"
-
-
-@pytest.fixture(scope="module")
-def grapheme(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """The grapheme policy, where a vowel sign on a space is one cluster, " ా"."""
-    rng = random.Random(1)
-    lines = [
-        " ".join(word + (" ా" if rng.random() < 0.1 else "") for word in line.split(" "))
-        for line in TELUGU[:1500]
-    ]
-    prefix = tmp_path_factory.mktemp("grapheme") / "g"
-    train_model(
-        sentence_iterator=iter(lines), model_prefix=str(prefix), vocab_size=1000,
-        policy="grapheme",
-    )  # fmt: skip
     return f"{prefix}.model"
 
 
@@ -222,15 +190,15 @@ def test_normalizer_with_the_models_flags_is_the_processors_normalize(brahmic: s
     assert all(" " not in text for text in normalizer.normalize(HELD_OUT))
 
 
-def test_normalizer_spaces_inside_clusters(grapheme: str) -> None:
+def test_normalizer_spaces_inside_clusters(grapheme_model: str) -> None:
     """The grapheme policy's " ా" is one code: it comes back with its space as ▁ where spaces
     are escaped, and as a space where they are not (then decode(encode(s)) again)."""
     text = "కల ాగ ాని " + HELD_OUT[1]
-    escaped = spm.SentencePieceNormalizer(model_file=grapheme).normalize(text)
+    escaped = spm.SentencePieceNormalizer(model_file=grapheme_model).normalize(text)
     assert " " not in escaped and "▁ా" in escaped
-    processor = spm.SentencePieceProcessor(model_file=grapheme)
+    processor = spm.SentencePieceProcessor(model_file=grapheme_model)
     raw = spm.SentencePieceNormalizer(
-        model_file=grapheme, add_dummy_prefix=False, escape_whitespaces=False
+        model_file=grapheme_model, add_dummy_prefix=False, escape_whitespaces=False
     )
     assert raw.normalize(text) == processor.decode(processor.encode(text))
 
