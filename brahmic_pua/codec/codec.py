@@ -1,9 +1,8 @@
 """``PUACodec``: every orthographic cluster ↔ one Private Use Area code point, exactly.
 
 SentencePiece cannot split a code point, so once each cluster is one code point no piece it
-learns can cut a consonant from its vowel sign. ``decode(encode(s)) == s`` for every str:
-clusters without a code pass through, and the characters that would be ambiguous in the
-output (literal PUA code points the table uses, ▁ U+2581, U+2585) are escaped.
+learns can cut a consonant from its vowel sign. Why ``decode(encode(s)) == s`` for every str,
+and where ``decode`` differs from a model's denormalizer: see brahmic_pua.model.decoding.
 """
 
 from __future__ import annotations
@@ -169,7 +168,8 @@ class PUACodec:
         return passthrough.translate(self._escape_map)
 
     def decode(self, text: str) -> str:
-        """Inverse of :meth:`encode`; characters that are not codes pass through."""
+        """Inverse of :meth:`encode`; characters that are not codes pass through, and an escape
+        makes any next character literal (brahmic_pua.model.decoding, path 4)."""
         if ESCAPE not in text:
             return text.translate(self._decode_map)
         parts = _ESCAPED.split(text)

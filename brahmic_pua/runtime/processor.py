@@ -1,9 +1,10 @@
 """``SentencePieceProcessor``: a drop-in for sentencepiece's, on brahmic_pua models.
 
-Encoding and decoding run in stock SentencePiece (C++, multi-threaded): the model's own
-normalizer maps clusters to codes and its denormalizer maps them back, so ids are exactly what
-stock sentencepiece gives for the same text. This class adds N (NFC by default) before
-encoding and shows pieces as the text they stand for: no PUA code point reaches the caller.
+Encoding runs in stock SentencePiece (C++, multi-threaded): the model's own normalizer maps
+clusters to codes, so ids are exactly what stock sentencepiece gives for the same text. This
+class adds N (NFC by default) before encoding and shows pieces as the text they stand for: no
+PUA code point reaches the caller. Which decoder takes which input, and why each gives N(s)
+back: see brahmic_pua.model.decoding.
 
 Every method takes the arguments sentencepiece 0.2.3's takes and returns what it returns, so
 ``import brahmic_pua as spm`` changes nothing else in a program. A plain spm model (no
@@ -521,7 +522,8 @@ class SentencePieceProcessor:
         thread_pool: Any = None,
         return_bytes: bool | None = None,
     ) -> Any:
-        """Text from ids or from pieces (as ``encode`` shows them): one, a list, or a batch."""
+        """Text from ids or from pieces (as ``encode`` shows them): one, a list, or a batch.
+        Ids in a list go to the one-pass decoder, the rest to stock (brahmic_pua.model.decoding)."""
         processor = self._processor()
         if self._shown is not None:
             if _resolve(return_type, out_type, str) not in (str, bytes):

@@ -1,24 +1,8 @@
-"""Streaming detokenization: text from ids as a model generates them, released only at
-cluster boundaries, so a UI never shows a dotted circle or half a conjunct (క్ before its ర).
+"""Streaming detokenization: text from ids as a model generates them, released only where a
+cluster ends, so a UI never shows a dotted circle or half a conjunct (క్ before its ర).
 
 ``decode(ids so far)`` after every id would cost quadratic time and show unfinished clusters.
-:class:`StreamDecoder` returns from :meth:`~StreamDecoder.feed` only text that no later id can
-change and that ends where a cluster of the final text ends; :meth:`~StreamDecoder.flush` gives
-the rest, so ``"".join(chunks) + flush() == decode(ids)`` however the ids were split.
-
-spm decode (``Decode`` in sentencepiece_processor.cc) joins piece surfaces, then runs the
-denormalizer over the whole text. Three things tie a piece to its neighbours, so decoding a
-suffix of the ids can differ from the suffix of the decode:
-
-- the first visible piece loses its leading ▁ (any piece decoded alone would);
-- byte pieces are decoded as one run: a UTF-8 character completes several ids later;
-- a denormalizer rule can span pieces (brahmic_pua's escape U+E000 + code).
-
-A *clean cut* after an id is one none of these crosses: the byte run so far ends on a whole
-character, and the text so far does not end with a character that begins a multi-character
-denormalizer rule. Ids are held in a window up to the next clean cut, then decoded once with an
-anchor piece in front (so no ▁ is dropped) and never again: each id is decoded once (most alone,
-from a per-id memo), and the text waits only for its cluster to end.
+Why the chunks and the flush join to ``decode(ids)`` (clean cuts): see brahmic_pua.model.decoding.
 """
 
 from __future__ import annotations
