@@ -88,27 +88,41 @@ def _train(name: str, folder: Path) -> dict[str, str]:
 
 def _shards(folder: Path) -> dict[str, str]:
     """encode-corpus over both samples with the first model, three shards by line count."""
-    from brahmic_pua.integrations.shards import encode_corpus
+    try:
+        from brahmic_pua.integrations.shards import encode_corpus
+    except ImportError:  # the layout before the stage packages, to compare with older commits
+        from brahmic_pua.shards import encode_corpus  # type: ignore[import-not-found,no-redef]
 
     model = folder / "unigram-fixtoken-nfc.model"
     out = folder / "shards"
     encode_corpus(model, [str(_sample(TE)), str(_sample(HI))], out, shard_lines=800)
     digests = {}
     for path in sorted(out.iterdir()):
-        if path.name == "index.json":
-            # The index names absolute input paths and the model's path: compare what does not
-            # depend on where the run happened.
-            index = json.loads(path.read_text(encoding="utf-8"))
-            digests["shards/index.json:shards"] = hashlib.sha256(
-                json.dumps(
-                    [{k: v for k, v in s.items() if k not in ("inputs", "files", "spans")}
-                     for s in index.get("shards", [])],
-                    sort_keys=True,
-                ).encode()
-            ).hexdigest()  # fmt: skip
+        if path.suffix in (".json", ".COMPLETE"):
+            digests[f"shards/{path.name}"] = _placeless(json.loads(path.read_bytes()))
         else:
             digests[f"shards/{path.name}"] = _digest(path)
     return digests
+
+
+def _placeless(record: Any) -> str:
+    """The digest of an index or a marker without what depends on where and when the run
+    happened: input paths, their modification times, the model's path."""
+    if isinstance(record, dict):
+        record = {
+            key: _placeless_value(value)
+            for key, value in record.items()
+            if key not in ("inputs", "model", "files")
+        }
+    return hashlib.sha256(json.dumps(record, sort_keys=True).encode()).hexdigest()
+
+
+def _placeless_value(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _placeless_value(v) for k, v in value.items() if k not in ("inputs", "model")}
+    if isinstance(value, list):
+        return [_placeless_value(v) for v in value]
+    return value
 
 
 def measure(report: Callable[[str], None] = lambda _: None) -> dict[str, str]:

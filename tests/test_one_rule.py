@@ -126,7 +126,7 @@ def _oracle(data: str) -> list[str]:
     return [(ended or last).rstrip("\r") for ended, last in found]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(LINES, st.booleans())
 def test_every_reader_cuts_lines_by_the_one_rule(lines: list[str], final_newline: bool) -> None:
     data = "\n".join(lines) + ("\n" if final_newline and lines else "")

@@ -173,14 +173,14 @@ def _lines(path: str, data: bytes, offset: int) -> list[str]:
 
 def split_text(text: str, *, first: bool = True, exact: bool = False) -> list[str]:
     """``text`` cut by the rule; ``first``: it starts a file (a BOM there is dropped)."""
+    if first and not exact:
+        text = text.removeprefix(BOM)  # a file of a BOM alone is an empty file: no lines
+    if not text:
+        return []
     lines = text.split("\n")
     if text.endswith("\n"):
         lines.pop()
-    if exact:
-        return lines
-    if first and lines:
-        lines[0] = lines[0].removeprefix(BOM)
-    return [line_text(line) for line in lines]
+    return lines if exact else [line_text(line) for line in lines]
 
 
 def line_text(line: str) -> str:
@@ -210,8 +210,7 @@ def stream_lines(stream: BinaryIO, name: str = "<stdin>", *, exact: bool = False
                 f"input {shown} is not UTF-8 at {where}; convert it first, "
                 "e.g. iconv -f LATIN1 -t UTF-8"
             ) from None
-        lines = split_text(line, first=number == 1, exact=exact)
-        yield lines[0] if lines else ""
+        yield from split_text(line, first=number == 1, exact=exact)
         offset += len(raw)
 
 
