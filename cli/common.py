@@ -12,6 +12,7 @@ collapsed), for the commands that are also run on their own (``eval``, ``vocab``
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -160,6 +161,20 @@ def output_stream(path: str | None) -> Iterator[BinaryIO]:
     else:
         yield sys.stdout.buffer
         sys.stdout.buffer.flush()
+
+
+_IDS = re.compile(rb"[0-9]+(?:[ \t\r\n\f\v]+[0-9]+)*")
+
+
+def parse_ids(line: bytes | str) -> list[int]:
+    """The one id reader (``decode --input_format id``, ``repair --ids``): ids are ASCII
+    digits separated by white space. ``int`` alone would also take ``1_000``, ``+5``, ``٣``
+    and `` 7 `` as ids; a line that is not a list of ids is a ValueError."""
+    data = line.encode("utf-8") if isinstance(line, str) else line
+    data = data.strip()
+    if data and not _IDS.fullmatch(data):
+        raise ValueError("not a list of ids")
+    return [int(token) for token in data.split()]
 
 
 def vocab_path(output: str) -> str:

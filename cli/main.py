@@ -27,7 +27,17 @@ from brahmic_pua.trainer.engine import ENGINES
 from brahmic_pua.trainer.options import check_model_prefix, parse_flag_args
 
 from .audit_command import audit_command
-from .common import CODEC, INPUT, MODEL, OUTPUT, expected, join_lines, load_codec, output_stream
+from .common import (
+    CODEC,
+    INPUT,
+    MODEL,
+    OUTPUT,
+    expected,
+    join_lines,
+    load_codec,
+    output_stream,
+    parse_ids,
+)
 from .encode_corpus_command import encode_corpus_command
 from .eval_command import eval_command, vocab_command
 from .filter_command import filter_command
@@ -280,7 +290,7 @@ def decode_command(
     def decode(line: str) -> str:
         if input_format == "id":
             try:
-                ids = [int(x) for x in line.split()]
+                ids = parse_ids(line)
             except ValueError:
                 raise ValueError(f"not a list of ids: {line[:40]!r}") from None
             try:

@@ -22,6 +22,7 @@ from .common import (
     inputs_option,
     model_option,
     output_stream,
+    parse_ids,
     read_texts,
     write_model,
 )
@@ -36,7 +37,7 @@ def _id_lines(stream: BinaryIO) -> Iterator[list[int]]:
     """Each line's whitespace-separated ids; anything else is one error naming the line."""
     for number, raw in enumerate(stream, 1):
         try:
-            yield [int(x) for x in raw.split()]
+            yield parse_ids(raw)
         except ValueError:
             shown = raw.decode("utf-8", "replace").strip()[:40]
             raise click.ClickException(

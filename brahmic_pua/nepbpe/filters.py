@@ -118,6 +118,10 @@ def check_filter_inputs(
 def check_filters(names: Iterable[str]) -> tuple[str, ...]:
     """The filter names in order, once each; an unknown name is a ValueError listing them."""
     chosen = tuple(dict.fromkeys(name.strip() for name in names if name.strip()))
+    if "all" in chosen:  # every filter, in their order: the trainer and the CLI alike
+        if len(chosen) > 1:
+            raise ValueError("filters=all stands alone: give all, or a list of filter names")
+        return FILTERS
     unknown = [name for name in chosen if name not in FILTERS]
     if unknown:
         raise ValueError(f"unknown filter {unknown[0]!r}: choose from {', '.join(FILTERS)}")

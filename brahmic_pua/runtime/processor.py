@@ -133,6 +133,23 @@ def _out_of_range(id: int, size: int) -> str:
     return f"piece id {id} is out of range: this model's ids are 0..{size - 1}"
 
 
+def _pieces(data: bytes, source: str) -> list[str]:
+    """Every piece as text, by id. A piece that is not UTF-8 (a damaged or hand-edited file:
+    spm's trainer never writes one) is one error naming the file and the id, before stock spm
+    sees it, instead of a ``UnicodeDecodeError`` from stock's loader or from whatever first
+    shows that piece."""
+    pieces = [piece.piece for piece in parse_model(data).pieces]
+    for i, piece in enumerate(pieces):
+        if isinstance(piece, bytes):  # protobuf gives a proto2 string that is not UTF-8 as bytes
+            try:
+                piece.decode("utf-8")
+            except UnicodeDecodeError as error:
+                raise ModelFileError(
+                    f"{source}: piece {i} is not UTF-8 ({error.reason}): the file is damaged"
+                ) from None
+    return pieces
+
+
 class SentencePieceProcessor:
     """Load with ``SentencePieceProcessor(model_file=...)`` or ``model_proto=...``; the other
     keywords are defaults for every encode call (plain, sampled, n-best), as in sentencepiece."""
@@ -230,6 +247,7 @@ class SentencePieceProcessor:
                 f"{source} was trained with normalization={trained}, not {expected}: its ids "
                 f"stand for {trained} text; load it without normalization= or retrain"
             )
+        model = _pieces(data, source)
         processor = stock.SentencePieceProcessor(**self._options)
         try:
             processor.LoadFromSerializedProto(data)
@@ -237,7 +255,6 @@ class SentencePieceProcessor:
             raise ModelFileError(f"{source}: not a SentencePiece model ({error})") from None
         shown = None
         if manifest is not None:
-            model = [processor.id_to_piece(i) for i in range(processor.get_piece_size())]
             shown = _Shown(model, manifest.codec, parse_model(data).trainer_spec.byte_fallback)
         self._sp, self._shown, self.manifest, self._plain = processor, shown, manifest, None
         return True

@@ -22,7 +22,6 @@ from typing import Any
 from brahmic_pua.model.proto import model_pb2
 from brahmic_pua.nepbpe.filters import (
     DEFAULT_THETA,
-    FILTERS,
     check_filter_inputs,
     check_filters,
 )
@@ -291,7 +290,6 @@ def _nepbpe_options(options: TrainOptions, given: dict[str, Any]) -> None:
     names = given.pop("filters", ())
     if isinstance(names, str):
         names = [n.strip() for n in names.split(",") if n.strip()]
-    names = list(FILTERS) if list(names) == ["all"] else list(names)
     options.filters = check_filters(names)
     strict, ambiguous = given.pop("seeds_strict", None), given.pop("seeds_ambiguous", None)
     nepali = read_bool("nepali_seeds", given.pop("nepali_seeds", False))
