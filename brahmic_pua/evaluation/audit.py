@@ -75,6 +75,8 @@ INSTALL_HF = "pip install 'brahmic-pua[hf]' (or pip install tokenizers)"
 
 SPACE = "\u2581"
 _BYTE_PIECE = re.compile(r"<0x([0-9A-Fa-f]{2})>")
+#: How many ids a tokenizer.json's vocabulary may skip: each becomes an unused piece.
+_MAX_GAP = 1 << 20
 
 
 @cache
@@ -129,9 +131,21 @@ class HFTokenizer:
         prefix = model.get("continuing_subword_prefix") or None
         suffix = model.get("end_of_word_suffix") or None
         added = self._tokenizer.get_added_tokens_decoder()
-        size = self._tokenizer.get_vocab_size(with_added_tokens=True)
+        # Ids need not be contiguous (a WordLevel or WordPiece vocab is any token → id map):
+        # the table runs to the highest id, and an id no token has is an unused piece.
+        ids = self._tokenizer.get_vocab(with_added_tokens=True).values()
+        size = max(max(ids, default=-1) + 1, self._tokenizer.get_vocab_size(with_added_tokens=True))
+        if size > len(ids) + _MAX_GAP:  # a table of unused ids that would not fit in memory
+            raise ValueError(
+                f"{path}: its ids run to {size - 1} for {len(ids)} tokens; renumber the vocabulary"
+            )
         unk = model.get("unk_token")
         unk_id = model.get("unk_id")
+        self._path = str(path)
+        self._missing_unk: str | None = None  # an unk_token the vocabulary lacks: encode fails
+        if isinstance(unk, str) and self._tokenizer.token_to_id(unk) is None:
+            name = model["type"]
+            self._missing_unk = f"its {name} model's unk_token {unk!r} is not in its vocabulary"
         self._pieces: list[str] = []
         self._kinds: list[str] = []  # normal, byte, control, unknown or unused
         for i in range(size):
@@ -186,9 +200,25 @@ class HFTokenizer:
     def is_unused(self, id: int) -> bool:
         return self._kinds[id] == "unused"
 
+    def _encodings(self, texts: list[str]) -> list[Any]:
+        """``tokenizers``' encodings of ``texts``; its failure (a bare ``Exception``, e.g. a
+        word outside a vocabulary that lacks its ``unk_token``) as a one-line ValueError that
+        says what is wrong with the file, not a traceback from inside ``tokenizers``."""
+        try:
+            return list(self._tokenizer.encode_batch(texts, add_special_tokens=False))
+        except Exception as error:  # tokenizers raises a bare Exception
+            reason = " ".join(str(error).split())
+            if self._missing_unk is not None:
+                raise ValueError(
+                    f"{self._path}: {self._missing_unk}, so tokenizers cannot encode text "
+                    f"outside the vocabulary ({reason}); add the token to the vocabulary"
+                ) from None
+            raise ValueError(
+                f"{self._path}: tokenizers cannot encode the text ({reason})"
+            ) from None
+
     def encode(self, texts: list[str]) -> list[list[int]]:
-        encodings = self._tokenizer.encode_batch(texts, add_special_tokens=False)
-        return [list(e.ids) for e in encodings]
+        return [list(e.ids) for e in self._encodings(texts)]
 
     def decode(self, rows: Sequence[Sequence[int]]) -> list[str]:
         batch = [list(row) for row in rows]
@@ -197,7 +227,7 @@ class HFTokenizer:
     def token_starts(self, texts: Sequence[str]) -> list[list[int]]:
         """Character offsets where tokens begin (the tokenizer's own offsets): a character
         whose bytes several tokens share counts once, at its offset, as in spm's alignment."""
-        encodings = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
+        encodings = self._encodings(list(texts))
         return [sorted({a for a, b in e.offsets if a < b}) for e in encodings]
 
 

@@ -56,6 +56,15 @@ from brahmic_pua.hf import {name}
 
 __all__ = ["{name}"]
 '''
+#: What ``save_pretrained(dir, filename_prefix=P)`` writes as ``P-<name>``, by the key under
+#: which ``from_pretrained`` resolves the unprefixed file (it never looks for prefixed ones).
+PREFIXED = {
+    "vocab_file": MODEL_FILE,
+    "tokenizer_config_file": "tokenizer_config.json",
+    "added_tokens_file": "added_tokens.json",
+    "special_tokens_map_file": "special_tokens_map.json",
+    "chat_template_file": "chat_template.jinja",
+}
 #: PythonBackend's ``special_tokens_pattern`` values for (add_bos_token, add_eos_token).
 PATTERNS = {
     (False, False): "none", (True, False): "bos", (False, True): "eos", (True, True): "bos_eos"
@@ -111,6 +120,29 @@ class BrahmicPuaTokenizer(PreTrainedTokenizer):  # type: ignore[misc]
         # Saved with the config (save_pretrained writes every init kwarg's current value).
         self.init_kwargs["special_tokens_pattern"] = self.special_tokens_pattern
         self._auto_map = {"AutoTokenizer": [f"{AUTO_MODULE}.{type(self).__name__}", None]}
+
+    @classmethod
+    def _from_pretrained(
+        cls,
+        resolved_vocab_files: dict[str, Any],
+        pretrained_model_name_or_path: Any,
+        *args: Any,
+        **kwargs: Any,
+    ) -> Any:
+        """A directory written by ``save_pretrained(dir, filename_prefix=P)`` holds
+        ``P-brahmic_pua.model`` and ``P-tokenizer_config.json``, but transformers resolves only
+        the unprefixed names, so it would pass ``vocab_file=None``. A local directory without
+        ``brahmic_pua.model`` is read under the one prefix it holds, or under
+        ``filename_prefix=P`` given to ``from_pretrained`` (to choose among several)."""
+        prefix = kwargs.pop("filename_prefix", None)
+        where = str(pretrained_model_name_or_path)
+        if os.path.isdir(where) and (
+            prefix is not None or resolved_vocab_files.get("vocab_file") is None
+        ):
+            resolved_vocab_files = {**resolved_vocab_files, **_prefixed(Path(where), prefix)}
+        return super()._from_pretrained(
+            resolved_vocab_files, pretrained_model_name_or_path, *args, **kwargs
+        )
 
     @classmethod
     def register_for_auto_class(cls, auto_class: str = "AutoTokenizer") -> None:
@@ -192,9 +224,21 @@ class BrahmicPuaTokenizer(PreTrainedTokenizer):  # type: ignore[misc]
         **kwargs: Any,
     ) -> str:
         """The processor's text; ``clean_up_tokenization_spaces`` is ignored (it edits text).
-        A skipped special token still ends a run: its text is left out, nothing else changes."""
+
+        Skipped special tokens in a row of the model's ids are dropped before decoding, as
+        stock spm drops control ids: the text is stock's, and the ``▁`` of a word after
+        ``</s><s>`` (or between a pair) is still its space, where a run decoded on its own
+        would drop it as a text's first. A row with added tokens beyond the model, which
+        stock cannot decode, is text transformers encoded stretch by stretch (each with its
+        own leading ``▁``): a skipped special token there still ends a stretch, and only its
+        text is left out."""
         ids = [token_ids] if isinstance(token_ids, int) else [int(id) for id in token_ids]
-        skipped = set(self.all_special_ids) if skip_special_tokens else set()
+        if not skip_special_tokens:
+            return self._join(ids, self._literal)
+        skipped = set(self.all_special_ids)
+        kept = [id for id in ids if id not in skipped]
+        if not any(self._literal(id) is not None for id in kept):
+            return str(self.sp.decode(kept))
         return self._join(ids, lambda id: "" if id in skipped else self._literal(id))
 
     def convert_tokens_to_string(self, tokens: list[str]) -> str:
@@ -215,3 +259,29 @@ class BrahmicPuaTokenizer(PreTrainedTokenizer):  # type: ignore[misc]
         shim = Path(save_directory, f"{AUTO_MODULE}.py")
         shim.write_text(AUTO_MODULE_TEXT.format(name=type(self).__name__), encoding="utf-8")
         return str(model), str(shim)
+
+
+def _prefixed(directory: Path, prefix: str | None) -> dict[str, str | None]:
+    """The files ``save_pretrained(directory, filename_prefix=prefix)`` wrote, by the keys
+    ``from_pretrained`` resolves (``None`` where one was not written); without ``prefix``, the
+    one prefix of a ``*-brahmic_pua.model`` in the directory. A missing or ambiguous model is
+    one line saying so, not the processor's "cannot read model None"."""
+    if prefix is None:
+        found = sorted(
+            path.name[: -len(MODEL_FILE) - 1] for path in directory.glob(f"?*-{MODEL_FILE}")
+        )
+        if not found:
+            raise ValueError(
+                f"{directory} holds no {MODEL_FILE}: not a directory that "
+                "BrahmicPuaTokenizer.save_pretrained wrote"
+            )
+        if len(found) > 1:
+            raise ValueError(
+                f"{directory} holds {len(found)} prefixed models ({', '.join(found)}): "
+                "pass filename_prefix= to from_pretrained to choose one"
+            )
+        prefix = found[0]
+    files = {key: directory / f"{prefix}-{name}" for key, name in PREFIXED.items()}
+    if not files["vocab_file"].is_file():
+        raise ValueError(f"{directory} holds no {prefix}-{MODEL_FILE}")
+    return {key: str(path) if path.is_file() else None for key, path in files.items()}
