@@ -15,7 +15,7 @@ from .common import MODEL
 @MODEL
 @click.option(
     "--output", required=True, type=click.Path(file_okay=False),
-    help="Directory for the shards and index.json (created; rerun to resume).",
+    help="Directory for the shards and index.json (created; rerun to resume; one run at a time).",
 )  # fmt: skip
 @click.argument("inputs", nargs=-1, required=True)
 @click.option(

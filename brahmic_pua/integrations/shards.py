@@ -14,23 +14,33 @@ running the same command again: shards whose marker matches are skipped, everyth
 encoded again. A directory written with another model, other inputs or other shard sizes is
 refused in one line rather than mixed. The engine and the number of workers change how fast a run
 is, never its output, so a run can be resumed with another engine.
+
+One run at a time writes a directory: a run holds an ``flock`` on ``.encode-corpus.lock`` in it
+(with its pid and command, for the one-line refusal a second run gets), and the kernel drops the
+lock when the run ends, however it ends. Worker processes die with the run (kill -9 included).
 """
 
 from __future__ import annotations
 
+import ctypes
+import fcntl
 import hashlib
 import json
 import os
 import re
+import signal
+import sys
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_EXCEPTION, Future, ProcessPoolExecutor, wait
+from contextlib import contextmanager, suppress
 from multiprocessing import get_context
 from pathlib import Path
 
 from brahmic_pua.integrations.shard_job import MARKER, Record, ShardJob, encode_shard
 from brahmic_pua.io.atomic import write_atomic
-from brahmic_pua.io.lines import expand_inputs, plan_spans
+from brahmic_pua.io.lines import Span, expand_inputs, plan_spans
 from brahmic_pua.io.npy import DTYPES, HEADER_BYTES, dtype_for
 from brahmic_pua.io.progress import Progress
 from brahmic_pua.model.manifest import ModelFileError
@@ -40,8 +50,14 @@ from brahmic_pua.trainer.engine import ENGINES
 FORMAT = "brahmic_pua.shards/1"
 DEFAULT_SHARD_BYTES = 32 << 20
 INDEX = "index.json"
-#: Names this module writes, temporary files (``.NAME.HEX.tmp``, see atomic) included.
-OWN_NAMES = re.compile(r"\.?(shard_\d{5,}\.npy(\.COMPLETE)?|index\.json)(\.[0-9a-f]+\.tmp)?")
+#: The lock file of the run that writes a directory; removed when the run ends.
+LOCK = ".encode-corpus.lock"
+#: Names this module writes, temporary files (``.NAME.HEX.tmp``, see atomic) and the lock included.
+OWN_NAMES = re.compile(
+    r"\.?(shard_\d{5,}\.npy(\.COMPLETE)?|index\.json)(\.[0-9a-f]+\.tmp)?|\.encode-corpus\.lock"
+)
+#: prctl's option that has the kernel signal a process when its parent dies (linux/prctl.h).
+PR_SET_PDEATHSIG = 1
 
 
 def encode_corpus(
@@ -91,7 +107,46 @@ def encode_corpus(
     groups = plan_spans(files, max_bytes=shard_bytes, max_lines=shard_lines)
     if not groups:
         raise ValueError("the inputs are empty: there is nothing to encode")
-    directory = _prepare(Path(output).absolute())
+    directory, created = _create(Path(output).absolute())
+    try:
+        with _locked(directory):
+            _prepare(directory)
+            return _write(
+                model,
+                data,
+                processor,
+                settings,
+                groups,
+                directory,
+                engine=engine,
+                workers=workers,
+                ray_address=ray_address,
+                progress=progress,
+            )
+    except BaseException:
+        # A run that made the directory and failed before writing anything (an input that is
+        # not UTF-8, Ctrl-C) leaves nothing behind; rmdir fails, harmlessly, once it holds a file.
+        if created:
+            with suppress(OSError):
+                directory.rmdir()
+        raise
+
+
+def _write(
+    model: str | Path,
+    data: bytes,
+    processor: SentencePieceProcessor,
+    settings: Record,
+    groups: list[list[Span]],
+    directory: Path,
+    *,
+    engine: str,
+    workers: int,
+    ray_address: str | None,
+    progress: bool,
+) -> Record:
+    """The shards still missing and the index, written under the directory's lock."""
+    dtype, eos = settings["dtype"], settings["eos_id"]
     done = _finished(directory, settings)
     jobs = [
         ShardJob(str(directory), f"shard_{n:05d}.npy", tuple(g), dtype, eos, settings)
@@ -140,12 +195,72 @@ def _settings(
     }
 
 
-def _prepare(directory: Path) -> Path:
-    """The output directory, created if missing (not its parents); one that holds files of
-    anything but encode-corpus is refused. Temporary files of a killed run are removed."""
+def _create(directory: Path) -> tuple[Path, bool]:
+    """The output directory, created if missing (not its parents), and whether this run made it
+    (only then may a failed run remove it)."""
     if directory.exists() and not directory.is_dir():
         raise ValueError(f"output {directory} is a file: give a directory for the shards")
-    directory.mkdir(exist_ok=True)
+    try:
+        directory.mkdir()
+    except FileExistsError:
+        return directory, False
+    return directory, True
+
+
+@contextmanager
+def _locked(directory: Path) -> Iterator[None]:
+    """Hold the directory's lock for the block, or raise ValueError naming the run that holds it.
+
+    Two runs in one directory would mix their shards, and each would delete the other's
+    temporary files. ``flock`` is dropped by the kernel when its holder exits, kill -9 included,
+    so a killed run never leaves a stale lock: its lock file stays, unlocked, and the next run
+    takes it. The holder removes the file as it ends; a run that opened the file just before
+    then may lock a file no longer in the directory, so it checks and opens the file again."""
+    path = directory / LOCK
+    while True:
+        try:
+            handle = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+        except FileNotFoundError:
+            raise ValueError(f"output {directory} was removed as this run started") from None
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = _holder(handle)
+            os.close(handle)
+            raise ValueError(
+                f"output {directory} is in use by another encode-corpus run ({holder}): "
+                "wait for it to end, or give another directory"
+            ) from None
+        try:
+            current = os.stat(path)
+        except FileNotFoundError:
+            current = None
+        if current is not None and os.path.samestat(os.fstat(handle), current):
+            break
+        os.close(handle)
+    try:
+        command = " ".join([os.path.basename(sys.argv[0]), *sys.argv[1:]]).replace("\n", " ")
+        os.ftruncate(handle, 0)
+        os.write(handle, f"pid {os.getpid()}: {command[:300]}\n".encode())
+        yield
+    finally:
+        path.unlink(missing_ok=True)  # still locked: no other run can have taken this file
+        os.close(handle)
+
+
+def _holder(handle: int) -> str:
+    """The pid and command the lock file names; the holder writes them just after locking."""
+    for _ in range(20):
+        text = os.pread(handle, 1000, 0).decode("utf-8", "replace").strip()
+        if text:
+            return text
+        time.sleep(0.01)
+    return "its pid not yet written"
+
+
+def _prepare(directory: Path) -> Path:
+    """Called under the lock: a directory that holds files of anything but encode-corpus is
+    refused, and the temporary files of killed runs are removed."""
     names = sorted(p.name for p in directory.iterdir())
     foreign = [name for name in names if not OWN_NAMES.fullmatch(name)]
     if foreign:
@@ -153,6 +268,8 @@ def _prepare(directory: Path) -> Path:
             f"output {directory} holds files encode-corpus did not write ({foreign[0]}"
             f"{', …' if len(foreign) > 1 else ''}): give a new or empty directory"
         )
+    # Every run takes the lock before it writes, so under the lock no other live run writes here:
+    # each temporary file is a leftover of a run that died (kill -9, power loss), safe to remove.
     for name in names:
         if name.endswith(".tmp"):
             (directory / name).unlink(missing_ok=True)
@@ -193,9 +310,34 @@ def _difference(previous: Record, now: Record) -> str:
 _WORKER: list[SentencePieceProcessor] = []
 
 
-def _load_worker(model: bytes) -> None:
+def _load_worker(model: bytes, parent: int) -> None:
     """A pool process loads the model once; spm uses one thread, the pool is the parallelism."""
+    _die_with_parent(parent)
     _WORKER.append(SentencePieceProcessor(model_proto=model, num_threads=1))
+
+
+def _die_with_parent(parent: int) -> None:
+    """End this worker when the run's process (``parent``) dies, kill -9 included. An orphaned
+    worker would finish its queue and then wait forever for more, holding the run's stdout and
+    stderr (``encode-corpus … | tail`` would never return) and the resource tracker's pipe.
+
+    On Linux the kernel sends SIGKILL when the parent dies (PR_SET_PDEATHSIG); a parent that
+    died before the call sends nothing, hence the check of the parent's pid right after it.
+    Elsewhere a daemon thread polls the parent's pid."""
+    if sys.platform == "linux":
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0:
+            if os.getppid() != parent:
+                os._exit(1)
+            return
+    threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+
+
+def _watch_parent(parent: int) -> None:
+    """Exit the worker once its parent is gone (it is then re-parented: another ppid)."""
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(1)
 
 
 def _encode_in_worker(job: ShardJob) -> Record:
@@ -207,7 +349,7 @@ def _encode_in_processes(
 ) -> None:
     """Shards on a local process pool (spawned: the parent may hold spm threads)."""
     pool = ProcessPoolExecutor(
-        min(workers, len(jobs)), get_context("spawn"), _load_worker, (model,)
+        min(workers, len(jobs)), get_context("spawn"), _load_worker, (model, os.getpid())
     )
     try:
         pending: set[Future[Record]] = {pool.submit(_encode_in_worker, job) for job in jobs}
