@@ -173,14 +173,16 @@ def _lines(path: str, data: bytes, offset: int) -> list[str]:
 
 def split_text(text: str, *, first: bool = True, exact: bool = False) -> list[str]:
     """``text`` cut by the rule; ``first``: it starts a file (a BOM there is dropped)."""
-    if first and not exact:
-        text = text.removeprefix(BOM)  # a file of a BOM alone is an empty file: no lines
     if not text:
         return []
     lines = text.split("\n")
     if text.endswith("\n"):
         lines.pop()
-    return lines if exact else [line_text(line) for line in lines]
+    if exact:
+        return lines
+    if first:  # a BOM alone is then an empty line: a line all the same, as spm counts it
+        lines[0] = lines[0].removeprefix(BOM)
+    return [line_text(line) for line in lines]
 
 
 def line_text(line: str) -> str:
