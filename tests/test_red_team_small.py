@@ -24,7 +24,12 @@ from brahmic_pua.cli.main import main
 from brahmic_pua.model.manifest import ModelFileError
 from brahmic_pua.model.proto import parse_model
 from brahmic_pua.nepbpe.filters import FILTERS, check_filters
-from brahmic_pua.normalize.folding import read_table
+from brahmic_pua.normalize.folding import (
+    MAX_FOLDING_RULES,
+    MAX_FOLDING_TEXT,
+    FoldingTable,
+    read_table,
+)
 
 TE = str(resources.files("brahmic_pua.data").joinpath("te.sample.txt"))
 HI = str(resources.files("brahmic_pua.data").joinpath("hi.sample.txt"))
@@ -98,4 +103,18 @@ def test_a_folding_table_that_is_not_utf8_names_the_file(tmp_path: Path) -> None
     table = tmp_path / "fold.tsv"
     table.write_bytes("सँग\tसंग\n".encode() + b"\xff\tx\n")
     with pytest.raises(ValueError, match=rf"^{table} is not UTF-8 at line 2"):
+        read_table(str(table), "lm")
+
+
+def test_folding_tables_are_bounded_where_they_are_made(tmp_path: Path) -> None:
+    """The bounds a model's manifest is held to on load also hold where a table is made, so
+    the trainer cannot write a model that will not load."""
+    many = tuple((f"x{i:03d}", "y") for i in range(MAX_FOLDING_RULES + 1))
+    with pytest.raises(ValueError, match=f"at most {MAX_FOLDING_RULES}"):
+        FoldingTable(many)
+    with pytest.raises(ValueError, match=f"at most {MAX_FOLDING_TEXT}"):
+        FoldingTable((("x" * (MAX_FOLDING_TEXT + 1), "y"),))
+    table = tmp_path / "many.tsv"
+    table.write_text("".join(f"{p}\t{r}\n" for p, r in many), encoding="utf-8")
+    with pytest.raises(ValueError, match=rf"^{table}: .*at most {MAX_FOLDING_RULES}"):
         read_table(str(table), "lm")

@@ -23,7 +23,13 @@ from brahmic_pua.codec.layout import (
     allocate,
     is_private_use,
 )
-from brahmic_pua.codec.table_file import CodecTable, read_table, table_document, write_table
+from brahmic_pua.codec.table_file import (
+    CodecTable,
+    read_table,
+    table_document,
+    table_from_document,
+    write_table,
+)
 from brahmic_pua.io.atomic import atomic_output
 from brahmic_pua.orthography.classify import script_of_char
 from brahmic_pua.orthography.unicode_tables import SCRIPT_NAMES
@@ -227,7 +233,15 @@ class PUACodec:
 
     @classmethod
     def from_json(cls, document: str, source: str = "codec") -> PUACodec:
+        """The codec in a JSON document (untrusted: its schema is checked, see
+        :func:`~brahmic_pua.codec.table_file.check_document`); else one CodecFileError."""
         return cls(read_table(document, source))
+
+    @classmethod
+    def from_dict(cls, document: object, source: str = "codec") -> PUACodec:
+        """:meth:`from_json` on a document already parsed, as a model's manifest holds it,
+        without writing it out and parsing it again."""
+        return cls(table_from_document(document, source))
 
     def save(self, path: str | Path) -> None:
         """Write the table as JSON (atomically: a temporary file, then a rename)."""

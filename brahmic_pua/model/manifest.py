@@ -17,6 +17,13 @@ calls in every implementation (checked with the installed protobuf 7.36, upb and
 UnknownFieldSet is used for one thing only: to see a field 1729 with the wrong wire type, which
 protobuf keeps as an unknown field.
 
+A model file is untrusted input. The manifest's fingerprint is a hash of its own body, an
+integrity check against damage and not a signature: anyone can edit a manifest and sign it
+again. So loading checks the payload's size, its JSON nesting and its schema (keys, types,
+ranges: :data:`SCHEMA`, and :func:`brahmic_pua.codec.table_file.check_document` for the codec),
+and that the codec is the one compiled into the model's denormalizer (:func:`_check_rules`);
+every failure is one line of :class:`ModelFileError`, which the CLI prints as it is.
+
 The bytes are the same as the hand-written encoder's: the model as protobuf serializes it, then
 the tag of field 1729 with wire type 2, the payload's length as a varint and the payload (see
 :func:`embed`; ``bench/identity.py`` and ``tests/test_manifest_proto.py`` check it).
@@ -29,16 +36,29 @@ import json
 from dataclasses import dataclass
 from typing import Any, Final
 
+import sentencepiece as stock
+
 from brahmic_pua.codec import PUACodec
+from brahmic_pua.codec.table_file import check_document, shown
 from brahmic_pua.io.digest import json_fingerprint
 from brahmic_pua.model.proto import MANIFEST, MANIFEST_FIELD, model_pb2
 from brahmic_pua.normalize import Normalizer, check_mode, normalizer
-from brahmic_pua.normalize.folding import NO_FOLDING, FoldingTable
+from brahmic_pua.normalize.folding import (
+    MAX_FOLDING_RULES,
+    MAX_FOLDING_TEXT,
+    NO_FOLDING,
+    FoldingTable,
+)
 
 FIELD_NUMBER: Final[int] = MANIFEST_FIELD
 FORMAT = "brahmic_pua.manifest"
 FORMAT_VERSION = 1
 _REBUILD = "retrain the model with brahmic_pua"
+#: The largest manifest payload read, in bytes. The largest valid one (a codec with every one of
+#: the 137,468 Private Use codes, clusters of 64 four-byte characters, 19-digit counts: about 300
+#: bytes an entry) is about 41 MB; 64 MiB admits it and refuses a payload sized to exhaust
+#: memory or time before parsing starts.
+MAX_PAYLOAD: Final[int] = 64 << 20
 #: protobuf ships without type information (see :mod:`brahmic_pua.model.proto`). ``Error`` is the
 #: base of ``DecodeError``, whatever the implementation.
 _ProtobufError: Any = importlib.import_module("google.protobuf.message").Error
@@ -77,41 +97,112 @@ class Manifest:
 
     @classmethod
     def from_bytes(cls, data: bytes, source: str) -> Manifest:
+        """The manifest in a payload, which is untrusted input: anyone can edit a manifest and
+        compute its fingerprint again (an integrity check against damage, not a signature), so
+        the payload's size, JSON nesting and schema (:data:`SCHEMA`) are checked before
+        anything is built from it. Every failure is one line of :class:`ModelFileError`."""
+        if len(data) > MAX_PAYLOAD:
+            raise _damaged(source, f"{len(data):,} bytes, more than {MAX_PAYLOAD:,}")
         try:
             body = json.loads(data.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as error:
-            raise ModelFileError(
-                f"{source}: damaged brahmic_pua manifest ({error}); {_REBUILD}"
-            ) from None
+        except RecursionError:  # C json recurses per level: "[" * 200000 ends here, at once
+            raise _damaged(source, "JSON nested too deeply") from None
+        except ValueError as error:  # UnicodeDecodeError, JSONDecodeError, int digit limit
+            raise _damaged(source, str(error)) from None
         if not isinstance(body, dict) or "fingerprint" not in body:
-            raise ModelFileError(
-                f"{source}: damaged brahmic_pua manifest (not a JSON object with a fingerprint); "
-                f"{_REBUILD}"
-            )
+            raise _damaged(source, "not a JSON object with a fingerprint")
         fingerprint = body.pop("fingerprint")
-        if body.get("format") != FORMAT or body.get("format_version") != FORMAT_VERSION:
+        form, version = body.get("format"), body.get("format_version")
+        if form != FORMAT or type(version) is not int or version != FORMAT_VERSION:
             raise ModelFileError(
-                f"{source}: manifest format {body.get('format')!r} version "
-                f"{body.get('format_version')!r}, this brahmic_pua reads {FORMAT} "
-                f"version {FORMAT_VERSION}; {_REBUILD}"
+                f"{source}: manifest format {shown(form)} version {shown(version)}, this "
+                f"brahmic_pua reads {FORMAT} version {FORMAT_VERSION}; {_REBUILD}"
             )
-        if fingerprint != json_fingerprint(body):
+        try:
+            signed = fingerprint == json_fingerprint(body)
+        except (RecursionError, ValueError):  # nesting json.loads took but json.dumps refuses
+            raise _damaged(source, "JSON nested too deeply") from None
+        if not signed:
             raise ModelFileError(f"{source}: manifest does not match its fingerprint; {_REBUILD}")
         try:
-            mode = check_mode(str(body["normalization"]))
-            folding = _folding(body.get("folding"))
+            mode, folding, codec = _checked(body)
             normalizer(mode, folding)
-        except (KeyError, TypeError, ValueError) as error:
-            raise ModelFileError(f"{source}: {error}; {_REBUILD}") from None
-        codec = PUACodec.from_json(json.dumps(body["codec"]), source)
+        except ValueError as error:
+            raise _damaged(source, str(error)) from None
         return cls(codec, mode, folding)
 
 
-def _folding(document: Any) -> FoldingTable:
-    """The folding table recorded in a manifest (none for the nfc and none modes)."""
+#: The manifest's schema, as :func:`_checked` enforces it (the codec's is
+#: :func:`brahmic_pua.codec.table_file.check_document`'s), for the docs and the error messages.
+SCHEMA: Final[dict[str, str]] = {
+    "format": f"{FORMAT!r}",
+    "format_version": f"the integer {FORMAT_VERSION}",
+    "normalization": "one of the normalization modes (a string)",
+    "codec": "a codec document: table_file.check_document",
+    "folding": (
+        f"optional: {{'rules': at most {MAX_FOLDING_RULES} [pattern, replacement] pairs of "
+        f"strings of at most {MAX_FOLDING_TEXT} code points, 'fingerprint': a string}}"
+    ),
+    "fingerprint": "json_fingerprint of the rest",
+}
+_REQUIRED = frozenset({"format", "format_version", "normalization", "codec"})
+_OPTIONAL = frozenset({"folding"})
+
+
+def _damaged(source: str, reason: str) -> ModelFileError:
+    return ModelFileError(f"{source}: damaged brahmic_pua manifest ({reason}); {_REBUILD}")
+
+
+def _checked(body: dict[str, Any]) -> tuple[str, FoldingTable, PUACodec]:
+    """The mode, folding table and codec of a signed manifest body, or a one-line ValueError
+    naming what is wrong: a missing or unexpected key, a value of the wrong type, a size out of
+    bounds. Every loop is flat, so no input can make it recurse."""
+    keys = set(body)
+    missing, unexpected = sorted(_REQUIRED - keys), sorted(keys - _REQUIRED - _OPTIONAL)
+    if missing:
+        raise ValueError(f"no {missing[0]!r} key")
+    if unexpected:
+        raise ValueError(f"unexpected key {shown(unexpected[0])}")
+    mode = body["normalization"]
+    if not isinstance(mode, str) or len(mode) > 40:
+        raise ValueError(f"normalization is {shown(mode)}, not a mode's name")
+    check_mode(mode)
+    folding = _folding(body.get("folding"))
+    try:
+        codec = PUACodec(check_document(body["codec"]))
+    except ValueError as error:
+        raise ValueError(f"codec: {error}") from None
+    return mode, folding, codec
+
+
+def _folding(document: object) -> FoldingTable:
+    """The folding table recorded in a manifest (none for the nfc and none modes).
+
+    Its rules are bounded: checking that they are a normalization
+    (:func:`~brahmic_pua.normalize.folding.validate_folding_rules`) compares every rule with
+    every other, so their number and length bound the load time: 128 rules of 32 code points
+    take about 1.3 s to check here, 256 take 4.7 s. A folding table is a few rules written by
+    hand (the shipped one has 6, of at most 6 code points), so 128 and 32 are far above any.
+    """
     if document is None:
         return NO_FOLDING
-    table = FoldingTable(tuple((str(p), str(r)) for p, r in document["rules"]))
+    if not isinstance(document, dict) or set(document) != {"rules", "fingerprint"}:
+        raise ValueError(f"folding is {shown(document)}, not {{'rules': ..., 'fingerprint': ...}}")
+    rules = document["rules"]
+    if not isinstance(rules, list) or len(rules) > MAX_FOLDING_RULES:
+        raise ValueError(
+            f"folding rules are {shown(rules)}, not a list of at most {MAX_FOLDING_RULES} rules"
+        )
+    pairs: list[tuple[str, str]] = []
+    for rule in rules:
+        if (
+            not isinstance(rule, list)
+            or len(rule) != 2
+            or not all(isinstance(t, str) and len(t) <= MAX_FOLDING_TEXT for t in rule)
+        ):
+            raise ValueError(f"a folding rule is {shown(rule)}, not [pattern, replacement]")
+        pairs.append((rule[0], rule[1]))
+    table = FoldingTable(tuple(pairs))
     if table.fingerprint != document["fingerprint"]:
         raise ValueError("folding table does not match its fingerprint")
     return table
@@ -160,9 +251,52 @@ def extract(model: bytes, source: str) -> Manifest | None:
     """The manifest inside a serialized model, or None for a plain SentencePiece model.
 
     The field is found wherever it stands in the file. Should it occur more than once, the
-    last occurrence wins, as protobuf's merge rule says (brahmic_pua writes it once).
+    last occurrence wins, as protobuf's merge rule says (brahmic_pua writes it once). The
+    manifest is checked against the model's own rules (:func:`_check_rules`).
     """
     message = _parse(model, source)
     if not message.HasExtension(MANIFEST):
         return None
-    return Manifest.from_bytes(bytes(message.Extensions[MANIFEST]), source)
+    manifest = Manifest.from_bytes(bytes(message.Extensions[MANIFEST]), source)
+    _check_rules(message, manifest, source)
+    return manifest
+
+
+def _check_rules(message: Any, manifest: Manifest, source: str) -> None:
+    """Refuse a manifest whose table is not the one compiled into the model's denormalizer.
+
+    A re-signed manifest with two clusters swapped loads otherwise: ids come from the model's
+    rules and are right, but every piece is shown (and decoded by the fast path) through the
+    manifest's table, so two pieces show each other's text. The denormalizer maps every code
+    to its cluster (see :mod:`brahmic_pua.model.decoding`) and a code has no longer rule, so one
+    pass of stock's normalizer with those rules over all the table's codes, run together, must
+    give their clusters run together: linear in the table, one C call.
+
+    Not checked: a model without denormalizer rules (a manifest embedded in a plain spm model
+    by hand; stock decodes its codes as themselves), and the forward rules, which also carry
+    every other spelling of each cluster under N, so they are no one-to-one table to compare.
+    """
+    spec = message.denormalizer_spec
+    if not spec.precompiled_charsmap:
+        return
+    rules = model_pb2.NormalizerSpec()
+    rules.CopyFrom(spec)
+    rules.add_dummy_prefix = rules.remove_extra_whitespaces = rules.escape_whitespaces = False
+    try:
+        normalizer = stock.SentencePieceNormalizer(normalizer_spec=rules.SerializeToString())
+    except (RuntimeError, OSError) as error:
+        reason = " ".join(str(error).split())
+        raise ModelFileError(f"{source}: not a SentencePiece model ({reason})") from None
+    pairs = manifest.codec.code_pairs()
+    probe = "".join(code for code, _ in pairs)
+    if normalizer.Normalize(probe) == "".join(cluster for _, cluster in pairs):
+        return
+    wrong = next(((c, s, r) for c, s in pairs if (r := normalizer.Normalize(c)) != s), None)
+    where = ""
+    if wrong is not None:
+        code, cluster, rule = wrong
+        where = (
+            f": U+{ord(code):04X} is {shown(cluster)} in the manifest, {shown(rule)} in the "
+            "denormalizer"
+        )
+    raise ModelFileError(f"{source}: manifest does not match the model's rules{where}; {_REBUILD}")
