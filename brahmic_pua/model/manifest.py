@@ -254,12 +254,18 @@ def extract(model: bytes, source: str) -> Manifest | None:
     last occurrence wins, as protobuf's merge rule says (brahmic_pua writes it once). The
     manifest is checked against the model's own rules (:func:`_check_rules`).
     """
+    return read(model, source)[1]
+
+
+def read(model: bytes, source: str) -> tuple[Any, Manifest | None]:
+    """The parsed ModelProto and its manifest (see :func:`extract`): one parse for a loader
+    that needs the model's pieces and options as well as the manifest."""
     message = _parse(model, source)
     if not message.HasExtension(MANIFEST):
-        return None
+        return message, None
     manifest = Manifest.from_bytes(bytes(message.Extensions[MANIFEST]), source)
     _check_rules(message, manifest, source)
-    return manifest
+    return message, manifest
 
 
 def _check_rules(message: Any, manifest: Manifest, source: str) -> None:

@@ -23,9 +23,9 @@ import sentencepiece as stock
 
 from brahmic_pua.codec import PUACodec
 from brahmic_pua.model.decoding import PlainDecoder
-from brahmic_pua.model.manifest import Manifest, ModelFileError, extract
+from brahmic_pua.model.manifest import Manifest, ModelFileError, read
 from brahmic_pua.model.pieces import display, display_vocabulary, model_text
-from brahmic_pua.model.proto import model_type, parse_model
+from brahmic_pua.model.proto import model_type
 from brahmic_pua.model.script_ids import script_ids as _script_ids
 from brahmic_pua.normalize import check_mode
 from brahmic_pua.runtime.entropy import segmentation_entropy
@@ -133,12 +133,12 @@ def _out_of_range(id: int, size: int) -> str:
     return f"piece id {id} is out of range: this model's ids are 0..{size - 1}"
 
 
-def _pieces(data: bytes, source: str) -> list[str]:
+def _pieces(message: Any, source: str) -> list[str]:
     """Every piece as text, by id. A piece that is not UTF-8 (a damaged or hand-edited file:
     spm's trainer never writes one) is one error naming the file and the id, before stock spm
     sees it, instead of a ``UnicodeDecodeError`` from stock's loader or from whatever first
     shows that piece."""
-    pieces = [piece.piece for piece in parse_model(data).pieces]
+    pieces = [piece.piece for piece in message.pieces]
     for i, piece in enumerate(pieces):
         if isinstance(piece, bytes):  # protobuf gives a proto2 string that is not UTF-8 as bytes
             try:
@@ -239,7 +239,7 @@ class SentencePieceProcessor:
 
     def _install(self, data: bytes, source: str) -> bool:
         """Build everything, then swap it in: a failed load changes nothing."""
-        manifest = extract(data, source)
+        message, manifest = read(data, source)
         expected = self._normalization
         trained = manifest.normalization if manifest is not None else "none"
         if expected is not None and expected != trained:
@@ -247,7 +247,7 @@ class SentencePieceProcessor:
                 f"{source} was trained with normalization={trained}, not {expected}: its ids "
                 f"stand for {trained} text; load it without normalization= or retrain"
             )
-        model = _pieces(data, source)
+        model = _pieces(message, source)
         processor = stock.SentencePieceProcessor(**self._options)
         try:
             processor.LoadFromSerializedProto(data)
@@ -255,7 +255,7 @@ class SentencePieceProcessor:
             raise ModelFileError(f"{source}: not a SentencePiece model ({error})") from None
         shown = None
         if manifest is not None:
-            shown = _Shown(model, manifest.codec, parse_model(data).trainer_spec.byte_fallback)
+            shown = _Shown(model, manifest.codec, message.trainer_spec.byte_fallback)
         self._sp, self._shown, self.manifest, self._plain = processor, shown, manifest, None
         return True
 
