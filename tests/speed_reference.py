@@ -12,7 +12,7 @@ from itertools import permutations
 from brahmic_pua.codec import PUACodec, cluster_script
 from brahmic_pua.model import rules as fast_rules
 from brahmic_pua.normalize import Normalizer
-from brahmic_pua.normalize.folding import ZWJ, fold
+from brahmic_pua.normalize.folding import ZWJ, LongestMatch
 from brahmic_pua.normalize.spellings import (
     MAX_RUN,
     MAX_SPELLINGS,
@@ -131,7 +131,7 @@ def normalizer_rules(codec: PUACodec, n: Normalizer) -> list[tuple[str, str]]:
     if not n.composes:
         return base
     rules = {s: t for s, t in base if n(s) == s}
-    longest = max(map(len, rules))
+    match = LongestMatch(rules)
     characters = sorted({unicodedata.normalize("NFC", ch) for ch in decomposing()})
     wanted = [*rules, *characters]
     wanted += [unicodedata.normalize("NFC", source) for source, _ in base if n(source) != source]
@@ -145,7 +145,7 @@ def normalizer_rules(codec: PUACodec, n: Normalizer) -> list[tuple[str, str]]:
     for text in wanted:
         for spelled in spellings(text):
             if spelled not in rules and spelled not in extra and n(spelled) != spelled:
-                extra[spelled] = fold(n(spelled), rules, longest)
+                extra[spelled] = match(n(spelled))
 
     def prefixes(source: str) -> int:
         return sum(

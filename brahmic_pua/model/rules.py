@@ -22,7 +22,7 @@ from functools import cache
 from brahmic_pua.codec import PUACodec, cluster_script
 from brahmic_pua.codec.layout import ESCAPE, ESCAPED_LITERALS, RESERVED
 from brahmic_pua.normalize import Normalizer
-from brahmic_pua.normalize.folding import ZWJ, fold
+from brahmic_pua.normalize.folding import ZWJ, LongestMatch
 from brahmic_pua.normalize.spellings import (
     MAX_SPELLINGS,
     alone,
@@ -59,7 +59,7 @@ def normalizer_rules(codec: PUACodec, n: Normalizer) -> list[tuple[str, str]]:
     if not n.composes:
         return base
     rules = dict(_kept_by_n(base, n))
-    longest = max(map(len, rules))
+    fold = LongestMatch(rules)
     characters = sorted({_nfc(ch) for ch in decomposing_characters()})
     wanted = [*rules, *characters]
     wanted += [_nfc(source) for source, _ in base if n(source) != source]
@@ -79,7 +79,7 @@ def normalizer_rules(codec: PUACodec, n: Normalizer) -> list[tuple[str, str]]:
                 continue
             normal = n(text) if normal is None else normal
             if normal != spelled:
-                target = fold(normal, rules, longest) if target is None else target
+                target = fold(normal) if target is None else target
                 extra[spelled] = target
     sources = rules.keys() | extra.keys()
     kept = [

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Iterator
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -96,9 +97,21 @@ class _Shown:
         #: Without byte fallback an unknown piece shows its surface text, which only spm's
         #: own pieces carry; with it (the default) pieces by id are exact, and twice as fast.
         self.by_id = byte_fallback
-        self.pieces = display_vocabulary(model, codec)
-        self.from_model = dict(zip(model, self.pieces, strict=True))
-        self.to_model = dict(zip(self.pieces, model, strict=True))
+        self._model = model
+
+    # Shown when first asked for: a load that only encodes to ids (training a language model)
+    # does not pay for them (half of a load's time for an 8000-piece model).
+    @cached_property
+    def pieces(self) -> list[str]:
+        return display_vocabulary(self._model, self.codec)
+
+    @cached_property
+    def from_model(self) -> dict[str, str]:
+        return dict(zip(self._model, self.pieces, strict=True))
+
+    @cached_property
+    def to_model(self) -> dict[str, str]:
+        return dict(zip(self.pieces, self._model, strict=True))
 
     def piece(self, id: Any) -> str:
         index = operator.index(id)
@@ -635,8 +648,8 @@ class SentencePieceProcessor:
 
     def script_ids(self) -> list[int]:
         """One script id per piece id, aligned with the vocabulary (a per-token script feature,
-        seed 000's ``script(t)``); :data:`brahmic_pua.model.script_ids.SCRIPT_ID_NAMES` names
-        them."""
+        the NepBPE design note's ``script(t)``);
+        :data:`brahmic_pua.model.script_ids.SCRIPT_ID_NAMES` names them."""
         return _script_ids(self)
 
     def unk_id(self) -> int:
