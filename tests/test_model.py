@@ -24,15 +24,6 @@ from brahmic_pua.model.pieces import starts_with_mark
 from brahmic_pua.trainer import train_model
 
 
-def test_readme_example(models: dict[str, Path]) -> None:
-    sp = spm.SentencePieceProcessor(model_file=str(models["unigram"]))
-    assert sp.is_brahmic
-    pieces = sp.encode("క్రాంతి", out_type=str)
-    assert "".join(pieces).replace("▁", "") == "క్రాంతి"
-    plain = stock.SentencePieceProcessor(model_file=str(models["unigram"]))
-    assert plain.decode(plain.encode("క్రాంతి")) == "క్రాంతి"
-
-
 def test_model_file_is_self_contained(models: dict[str, Path]) -> None:
     data = models["bpe"].read_bytes()
     manifest = extract(data, "bpe")

@@ -63,6 +63,14 @@ class PUACodec:
     """A deterministic cluster ↔ PUA table for one segmentation policy.
 
     Build one with :meth:`build` from a corpus, or :meth:`load` a saved one.
+
+    >>> from brahmic_pua import PUACodec
+    >>> codec = PUACodec.build(["క్రాంతి వచ్చాడు"], scripts=["telugu"])
+    >>> encoded = codec.encode("క్రాంతి")
+    >>> len(encoded), all(0xE000 <= ord(ch) <= 0xF8FF for ch in encoded)  # one code a cluster
+    (3, True)
+    >>> codec.decode(encoded)
+    'క్రాంతి'
     """
 
     def __init__(self, table: CodecTable) -> None:

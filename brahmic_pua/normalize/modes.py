@@ -83,5 +83,12 @@ def normalizer(mode: str, folding: FoldingTable | None = None) -> Normalizer:
 
 
 def normalize(text: str, mode: str = "nfc") -> str:
-    """N(text) for ``mode`` (see the module docstring), with the shipped folding tables."""
+    """N(text) for ``mode`` (see the module docstring), with the shipped folding tables.
+
+    >>> from brahmic_pua import normalize
+    >>> normalize("\u0c46\u0c56") == "\u0c48"  # Telugu ై typed in two parts
+    True
+    >>> normalize("सङ्ग दु:ख", "nepali-lm")
+    'संग दुःख'
+    """
     return normalizer(mode)(text)

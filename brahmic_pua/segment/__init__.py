@@ -19,6 +19,12 @@ def segment(text: str, policy: str = "fixtoken") -> list[str]:
     a dependent mark that cannot follow the character before it (an orphan, its own cluster).
     ``akshara``: fixtoken clusters joined into conjuncts (C virama C …). ``syllable``: Ghimire et
     al.'s Devanagari syllables. ``grapheme``: Unicode extended grapheme clusters.
+
+    >>> from brahmic_pua import segment
+    >>> segment("క్రాంతి")
+    ['క్', 'రాం', 'తి']
+    >>> segment("क्षेत्रमा", "akshara")
+    ['क्षे', 'त्र', 'मा']
     """
     pattern = cluster_regex(policy)
     pieces = split_pieces(text, policy)
