@@ -34,6 +34,7 @@ from __future__ import annotations
 import importlib
 import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Final
 
 import sentencepiece as stock
@@ -79,6 +80,14 @@ class Manifest:
     def normalizer(self) -> Normalizer:
         """N exactly as the model was trained with it."""
         return normalizer(self.normalization, self.folding)
+
+    def stock_input(self, text: str) -> str:
+        """The text handed to stock spm for ``text``: N(text), which the model's rules leave as
+        it is, except where N empties a text that is not empty (a ZWJ alone under nepali-lm):
+        stock, whose rules delete it too, writes its ▁ for the non-empty text it was given, so
+        that text goes to stock as given and the same ▁ comes out."""
+        normal = self.normalizer(text)
+        return normal if normal or not text else text
 
     def to_bytes(self) -> bytes:
         body: dict[str, Any] = {
@@ -220,7 +229,7 @@ def _parse(data: bytes, source: str) -> Any:
         model.ParseFromString(data)
     except _ProtobufError as error:
         reason = " ".join(str(error).split())  # one line, whatever the implementation says
-        raise ModelFileError(f"{source}: not a SentencePiece model ({reason})") from None
+        raise _not_a_model(data, source, reason) from None
     for field in _UnknownFieldSet(model):
         if field.field_number == FIELD_NUMBER:
             raise ModelFileError(
@@ -228,6 +237,52 @@ def _parse(data: bytes, source: str) -> Any:
                 f"{field.wire_type}, not 2, length-delimited); {_REBUILD}"
             )
     return model
+
+
+#: What a file given as a model by mistake usually is, by its name.
+_MIX_UPS = {".vocab": "a .vocab file (a model's pieces as text)", ".json": "a JSON file"}
+
+
+def _not_a_model(data: bytes, source: str, reason: str) -> ModelFileError:
+    """The one line for bytes that are no ModelProto. A text file (a .vocab, a JSON file, a
+    corpus: the usual mix-ups, which protobuf reports as a bad wire type) is named as such,
+    with the ``.model`` beside it when there is one."""
+    kind = _MIX_UPS.get(Path(source).suffix.lower())
+    if kind is None and (text := _text_head(data)).strip():
+        kind = "a JSON file" if text.lstrip()[:1] in ("{", "[") else "a text file"
+    if kind is None:
+        return ModelFileError(f"{source}: not a SentencePiece model ({reason})")
+    beside = model_beside(source)
+    fix = f"use {beside}, beside it" if beside else "give the .model file that training wrote"
+    return ModelFileError(f"{source}: not a SentencePiece model: {kind}, not a .model file; {fix}")
+
+
+def _text_head(data: bytes) -> str:
+    """The first 4 KiB of ``data`` when they are UTF-8 text without control characters other
+    than line ends and tabs (a serialized model is neither), else ""."""
+    head = data[:4096]
+    try:
+        text = head.decode("utf-8")
+    except UnicodeDecodeError as error:  # a character cut at the end of the 4 KiB is text
+        if len(data) <= len(head) or error.start < len(head) - 3:
+            return ""
+        text = head[: error.start].decode("utf-8")
+    if any((ord(ch) < 32 and ch not in "\t\n\r") or ch == "\x7f" for ch in text):
+        return ""
+    return text
+
+
+def model_beside(path: str | Path) -> str | None:
+    """The ``.model`` next to a file of the same name (``te.vocab`` → ``te.model``,
+    ``te.codec.json`` → ``te.model``), if there is one."""
+    given = Path(path)
+    if not given.name:
+        return None
+    stem = given.name.split(".")[0]
+    for name in (given.with_suffix(".model"), given.with_name(f"{stem}.model")):
+        if name != given and name.is_file():
+            return str(name)
+    return None
 
 
 def embed(model: bytes, manifest: Manifest) -> bytes:

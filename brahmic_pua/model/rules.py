@@ -18,6 +18,7 @@ import unicodedata
 from collections.abc import Iterator
 from collections.abc import Set as AbstractSet
 from functools import cache
+from itertools import combinations_with_replacement
 
 from brahmic_pua.codec import PUACodec, cluster_script
 from brahmic_pua.codec.layout import ESCAPE, ESCAPED_LITERALS, RESERVED
@@ -25,7 +26,6 @@ from brahmic_pua.normalize import Normalizer
 from brahmic_pua.normalize.folding import ZWJ, LongestMatch
 from brahmic_pua.normalize.spellings import (
     MAX_SPELLINGS,
-    alone,
     composites,
     decomposing_characters,
     longest_decomposition,
@@ -63,9 +63,13 @@ def normalizer_rules(codec: PUACodec, n: Normalizer) -> list[tuple[str, str]]:
     characters = sorted({_nfc(ch) for ch in decomposing_characters()})
     wanted = [*rules, *characters]
     wanted += [_nfc(source) for source, _ in base if n(source) != source]
-    # Precomposed Brahmic letters (ऴ) take following marks as clusters do.
-    brahmic = [text for text in characters if cluster_script(text) is not None]
-    wanted += _followed_by_marks([cluster for cluster in rules if not alone(cluster)] + brahmic)
+    # The table's clusters and runs of marks first, each budget its own: precomposed Brahmic
+    # letters of every script (ऴ, Tibetan's stacked vowels) take following marks as clusters
+    # do, and must not crowd out the scripts the model was trained on.
+    followed = _followed_by_marks(list(rules)) + _mark_runs(list(rules))
+    wanted += followed
+    letters = [text for text in characters if cluster_script(text)]
+    wanted += _followed_by_marks(letters)
     folded = _folding_sources(n, codec)
     wanted += folded
     if n.strips_zwj:
@@ -81,6 +85,13 @@ def normalizer_rules(codec: PUACodec, n: Normalizer) -> list[tuple[str, str]]:
             if normal != spelled:
                 target = fold(normal) if target is None else target
                 extra[spelled] = target
+    if n.strips_zwj:  # a ZWJ typed inside what N then composes or reorders: ळ ZWJ ़, च े ् ZWJ ़
+        for text in [*letters, *followed]:
+            target = None
+            for joined in (j for spelled in spellings(text) for j in _with_zwj(spelled)):
+                if joined not in rules and joined not in extra:
+                    target = fold(n(text)) if target is None else target
+                    extra[joined] = target
     sources = rules.keys() | extra.keys()
     kept = [
         (s, t)
@@ -122,8 +133,8 @@ MAX_FOLLOWED = 10_000
 
 def _followed_by_marks(clusters: list[str]) -> list[str]:
     """NFC of a cluster followed by marks that N moves into it or composes with it (న + U+0C46
-    U+0C4D U+0C56 is నై + ్; ಡ + ೆ ೂ ೕ is ಡೋ), up to ``MARKS_AFTER`` marks: their spellings
-    need rules even when the result is not a cluster of the table."""
+    U+0C4D U+0C56 is నై + ్; ಡ + ೆ ೂ ೕ is ಡೋ; క్ + ఼ is క఼్), up to ``MARKS_AFTER`` marks:
+    their spellings need rules even when the result is not a cluster of the table."""
     found: dict[str, None] = {}
     frontier = clusters
     budget = MAX_FOLLOWED
@@ -142,6 +153,40 @@ def _followed_by_marks(clusters: list[str]) -> list[str]:
             found[text] = None
             frontier.append(text)
     return list(found)
+
+
+#: The longest run of marks after a cluster that holds none of them that gets rules.
+MARK_RUN = 4
+
+
+def _mark_runs(clusters: list[str]) -> list[str]:
+    """NFC of every run of marks with a combining class, one to ``MARK_RUN`` of them, alone or
+    after a vowel sign that NFC decomposes (Telugu ై is ె + ౖ), of each script of
+    ``clusters``: typed in another order after a cluster that holds none of them (ౙ + ౖ + ౕ is
+    ౙౕౖ; ఢ + ై + ౖ ఼ ్ is ఢై఼్ౖ), stock spm takes the cluster, then must find the run as a
+    source. Telugu's four such marks and its one such sign give about 140 runs; a cluster that
+    holds the first mark of a run is followed by :func:`_followed_by_marks` instead."""
+    scripts = sorted({script for script in map(cluster_script, clusters) if script})
+    runs: dict[str, None] = {}
+    for script in scripts:
+        marks = [mark for mark in _reordering_marks(script) if unicodedata.combining(mark)]
+        signs = [ch for ch in script_characters(script) if _decomposing_sign(ch)]
+        for size in range(1, MARK_RUN + 1):
+            for run in combinations_with_replacement(marks, size):
+                for sign in ["", *signs] if size < MARK_RUN else [""]:
+                    if size > 1 or sign:
+                        runs[_nfc(sign + "".join(run))] = None
+    return list(runs)
+
+
+def _decomposing_sign(ch: str) -> bool:
+    """A vowel sign whose canonical decomposition ends with a mark that has a combining class."""
+    decomposed = unicodedata.normalize("NFD", ch)
+    return (
+        unicodedata.category(ch)[0] == "M"
+        and len(decomposed) > 1
+        and bool(unicodedata.combining(decomposed[-1]))
+    )
 
 
 def _cheapest_first(texts: list[str]) -> Iterator[str]:

@@ -101,7 +101,7 @@ class SentencePieceNormalizer:
         if not isinstance(text, str):
             raise TypeError("Input must be str or bytes")
         normalized = self.manifest.codec.decode(
-            self._normalizer.Normalize(self.manifest.normalizer(text))
+            self._normalizer.Normalize(self.manifest.stock_input(text))
         )
         if self._escapes:  # every space stock saw is ▁ now; one left came from inside a
             normalized = normalized.replace(" ", _SPACE)  # cluster (the grapheme policy's)

@@ -324,7 +324,7 @@ class SentencePieceProcessor:
         if not isinstance(text, str):
             raise TypeError("Input must be str or bytes")
         assert self.manifest is not None
-        return self.manifest.normalizer(text)
+        return self.manifest.stock_input(text)
 
     def normalize(self, input: Any, with_offsets: bool | None = None) -> Any:
         """As stock: the text spm segments, spaces as ▁. On a brahmic model, after N and shown
