@@ -74,8 +74,21 @@ def test_smoke_run(tmp_path: Path) -> None:
         boot = d["bootstrap"]
         assert boot["low"] <= d["mean"] <= boot["high"]
         assert math.isclose(boot["mean"], d["mean"], rel_tol=1e-9, abs_tol=1e-12)
+    for arm in arms.values():  # NSL vs spm with its default options, for every arm
+        assert arm["tokenizer"]["nsl_vs_stock"] > 0
+    # the bits by token class add up, in every dimension, to the arm's bits per byte
+    for name, pair in results["attribution"].items():
+        for side, arm_name in (("arm", name), ("plain", pair["baseline"])):
+            table = pair[side]
+            for classes in table["classes"].values():
+                assert sum(c["bytes"] for c in classes.values()) == table["bytes"]
+                bits = math.fsum(c["bits"] for c in classes.values()) / table["bytes"]
+                assert bits == pytest.approx(arms[arm_name]["bits_per_byte"]["mean"], rel=1e-9)
+    assert set(results["attribution"]) == {"brahmic_pua-unigram", "brahmic_pua-bpe"}
+    assert (tmp_path / "state" / "plain-unigram" / "seed0" / "done.json").is_file()
     md = (tmp_path / "results.md").read_text(encoding="utf-8")
     assert "bits per byte" in md and "stock-unigram − plain-unigram" in md
+    assert "Where the bits go" in md
     assert "not claimed: it round-trips" in md
     assert ("NSL vs o200k |" in md) == has_o200k
     for name in ("bits_per_byte.png", "training_curves.png"):

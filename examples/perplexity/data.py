@@ -97,42 +97,93 @@ def training_text(
     return kept, counts
 
 
+@dataclass(frozen=True)
+class ArmSpec:
+    """How one arm's tokenizer is trained: ``kind`` plain (stock spm with lossless options),
+    brahmic_pua (its trainer, with ``options`` beyond its defaults) or stock (spm's defaults)."""
+
+    name: str
+    kind: str
+    model_type: str
+    options: tuple[tuple[str, Any], ...] = ()
+    note: str = ""
+
+
+def _specs() -> dict[str, ArmSpec]:
+    specs = {}
+    for t in ("unigram", "bpe"):
+        specs[f"plain-{t}"] = ArmSpec(f"plain-{t}", "plain", t, note="spm, lossless options")
+        specs[f"brahmic_pua-{t}"] = ArmSpec(
+            f"brahmic_pua-{t}", "brahmic_pua", t, note="brahmic_pua trainer, its defaults"
+        )
+        specs[f"stock-{t}"] = ArmSpec(f"stock-{t}", "stock", t, note="spm, default options")
+        specs[f"brahmic_pua-{t}-akshara"] = ArmSpec(
+            f"brahmic_pua-{t}-akshara", "brahmic_pua", t, (("policy", "akshara"),),
+            "policy=akshara (conjuncts C virama C are one cluster)",
+        )  # fmt: skip
+        specs[f"brahmic_pua-{t}-cov0.9995"] = ArmSpec(
+            f"brahmic_pua-{t}-cov0.9995", "brahmic_pua", t, (("character_coverage", 0.9995),),
+            "character_coverage=0.9995 instead of the planned alphabet (byte fallback keeps "
+            "it lossless)",
+        )  # fmt: skip
+    # complete_word_starts is a Unigram pass; BPE models are left alone by it
+    specs["brahmic_pua-unigram-nostarts"] = ArmSpec(
+        "brahmic_pua-unigram-nostarts", "brahmic_pua", "unigram",
+        (("complete_word_starts", False),), "complete_word_starts=False",
+    )  # fmt: skip
+    return specs
+
+
+#: Every arm --arms can name; a non-plain arm is compared with the plain arm of its model type.
+ARM_SPECS = _specs()
+
+
+def train_arm(spec: ArmSpec, lines: list[str], vocab_size: int, folder: Path) -> Arm:
+    """The arm's tokenizer: loaded from ``folder/<name>.model`` when a run in the same output
+    folder trained it already (a resumed run must use the very same tokenizer), else trained
+    on ``lines`` and written there."""
+    folder.mkdir(parents=True, exist_ok=True)
+    prefix = folder / spec.name
+    model = Path(f"{prefix}.model")
+    if not model.is_file():
+        _train_tokenizer(spec, lines, vocab_size, prefix)
+    if spec.kind == "brahmic_pua":
+        processor: Any = brahmic_pua.SentencePieceProcessor(model_file=str(model))
+    else:
+        processor = sentencepiece.SentencePieceProcessor(model_file=str(model))
+    return Arm(spec.name, spec.kind, spec.model_type, processor)
+
+
+def _train_tokenizer(spec: ArmSpec, lines: list[str], vocab_size: int, prefix: Path) -> None:
+    """Train into a temporary prefix, then move the files into place, so that an interrupted
+    training never leaves a half-written model that a resumed run would load."""
+    print(f"training {spec.name} tokenizer ({vocab_size})", file=sys.stderr)
+    part = prefix.with_name(prefix.name + ".part")
+    common: dict[str, Any] = {
+        "sentence_iterator": iter(lines), "model_prefix": str(part), "vocab_size": vocab_size,
+        "model_type": spec.model_type,
+    }  # fmt: skip
+    if spec.kind == "plain":
+        sentencepiece.SentencePieceTrainer.train(
+            **common, normalization_rule_name="identity", byte_fallback=True,
+            remove_extra_whitespaces=False, split_digits=True, character_coverage=1.0,
+            minloglevel=2,
+        )  # fmt: skip
+    elif spec.kind == "stock":
+        sentencepiece.SentencePieceTrainer.train(**common, minloglevel=2)
+    else:
+        train_model(**common, **dict(spec.options))
+    for ext in ("model", "vocab"):
+        Path(f"{part}.{ext}").replace(f"{prefix}.{ext}")
+
+
 def train_arms(lines: list[str], vocab_size: int, work: Path, stock: bool = False) -> list[Arm]:
     """The four tokenizers at one vocabulary size, all trained on ``lines``; with ``stock``,
     also spm Unigram and BPE with sentencepiece's default options (nmt_nfkc normalization,
     no byte fallback, extra whitespace removed, character coverage 0.9995): what a user gets
     without asking for losslessness."""
-    arms = []
-    for model_type in ("unigram", "bpe"):
-        prefix = work / f"plain_{model_type}"
-        print(f"training plain spm {model_type} ({vocab_size})", file=sys.stderr)
-        sentencepiece.SentencePieceTrainer.train(
-            sentence_iterator=iter(lines), model_prefix=str(prefix), vocab_size=vocab_size,
-            model_type=model_type, normalization_rule_name="identity", byte_fallback=True,
-            remove_extra_whitespaces=False, split_digits=True, character_coverage=1.0,
-            minloglevel=2,
-        )  # fmt: skip
-        plain = sentencepiece.SentencePieceProcessor(model_file=f"{prefix}.model")
-        arms.append(Arm(f"plain-{model_type}", "plain", model_type, plain))
-    for model_type in ("unigram", "bpe"):
-        prefix = work / f"pua_{model_type}"
-        print(f"training brahmic_pua {model_type} ({vocab_size})", file=sys.stderr)
-        train_model(
-            sentence_iterator=iter(lines), model_prefix=str(prefix), vocab_size=vocab_size,
-            model_type=model_type,
-        )  # fmt: skip
-        ours = brahmic_pua.SentencePieceProcessor(model_file=f"{prefix}.model")
-        arms.append(Arm(f"brahmic_pua-{model_type}", "brahmic_pua", model_type, ours))
-    for model_type in ("unigram", "bpe") if stock else ():
-        prefix = work / f"stock_{model_type}"
-        print(f"training stock spm {model_type} ({vocab_size})", file=sys.stderr)
-        sentencepiece.SentencePieceTrainer.train(
-            sentence_iterator=iter(lines), model_prefix=str(prefix), vocab_size=vocab_size,
-            model_type=model_type, minloglevel=2,
-        )  # fmt: skip
-        default = sentencepiece.SentencePieceProcessor(model_file=f"{prefix}.model")
-        arms.append(Arm(f"stock-{model_type}", "stock", model_type, default))
-    return arms
+    names = ARMS + (STOCK_ARMS if stock else ())
+    return [train_arm(ARM_SPECS[name], lines, vocab_size, work) for name in names]
 
 
 def per_line(values: list[float], rows: list[list[int]]) -> list[float]:

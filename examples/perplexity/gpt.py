@@ -114,6 +114,78 @@ def lr_at(step: int, cfg: TrainConfig) -> float:
     return cfg.min_lr + 0.5 * (cfg.lr - cfg.min_lr) * (1 + math.cos(math.pi * min(progress, 1.0)))
 
 
+class Trainer:
+    """The training loop, one step at a time, with everything a resumed run needs to continue
+    exactly where it stopped: model, optimizer, step, loss curve, the data-order generator and
+    torch's global generator (dropout), on CUDA its generator too.
+
+    A run stopped after step k and resumed from its saved state takes the same steps as one
+    that never stopped (same device, threads and torch version: CPU kernels are deterministic
+    for a fixed thread count); evaluation between steps uses no random numbers."""
+
+    def __init__(
+        self, model: GPT, stream: torch.Tensor, cfg: TrainConfig, seed: int, device: str
+    ) -> None:
+        ctx = model.cfg.context
+        if len(stream) <= ctx + 1:
+            raise SystemExit(f"training stream of {len(stream)} tokens is shorter than the context")
+        self.model, self.stream, self.cfg, self.device = model, stream, cfg, device
+        self.order = torch.Generator().manual_seed(seed)
+        decay = [p for p in model.parameters() if p.dim() >= 2]
+        no_decay = [p for p in model.parameters() if p.dim() < 2]
+        groups: list[dict[str, Any]] = [
+            {"params": decay, "weight_decay": cfg.weight_decay},
+            {"params": no_decay},
+        ]
+        self.optimizer = torch.optim.AdamW(
+            groups,
+            lr=cfg.lr, betas=(0.9, 0.95), weight_decay=0.0,
+        )  # fmt: skip
+        self.offsets = torch.arange(ctx + 1)
+        self.step = 0  # steps taken
+        self.losses: list[float] = []
+
+    def take_step(self) -> float:
+        """One optimizer step on a random batch of windows; returns its loss (nats/token)."""
+        ctx = self.model.cfg.context
+        self.model.train()
+        for group in self.optimizer.param_groups:
+            group["lr"] = lr_at(self.step, self.cfg)
+        starts = torch.randint(
+            0, len(self.stream) - ctx - 1, (self.cfg.batch,), generator=self.order
+        )
+        window = self.stream[starts[:, None] + self.offsets].to(self.device)
+        logits = self.model(window[:, :-1])
+        loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), window[:, 1:].reshape(-1))
+        self.optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        nn.utils.clip_grad_norm_(self.model.parameters(), self.cfg.grad_clip)
+        self.optimizer.step()
+        self.losses.append(loss.item())
+        self.step += 1
+        return self.losses[-1]
+
+    def state_dict(self) -> dict[str, Any]:
+        state = {
+            "model": self.model.state_dict(), "optimizer": self.optimizer.state_dict(),
+            "step": self.step, "losses": list(self.losses), "order": self.order.get_state(),
+            "rng": torch.get_rng_state(),
+        }  # fmt: skip
+        if str(self.device).startswith("cuda"):
+            state["cuda_rng"] = torch.cuda.get_rng_state(self.device)
+        return state
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.model.load_state_dict(state["model"])
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.step = int(state["step"])
+        self.losses = list(state["losses"])
+        self.order.set_state(state["order"])
+        torch.set_rng_state(state["rng"])
+        if "cuda_rng" in state and str(self.device).startswith("cuda"):
+            torch.cuda.set_rng_state(state["cuda_rng"], self.device)
+
+
 def train(
     model: GPT,
     stream: torch.Tensor,
@@ -123,38 +195,12 @@ def train(
     progress: Callable[[int, float], None] | None = None,
 ) -> list[float]:
     """Train on random windows of ``stream`` (order fixed by ``seed``); returns the loss curve."""
-    ctx = model.cfg.context
-    if len(stream) <= ctx + 1:
-        raise SystemExit(f"training stream of {len(stream)} tokens is shorter than the context")
-    order = torch.Generator().manual_seed(seed)
-    decay = [p for p in model.parameters() if p.dim() >= 2]
-    no_decay = [p for p in model.parameters() if p.dim() < 2]
-    groups: list[dict[str, Any]] = [
-        {"params": decay, "weight_decay": cfg.weight_decay},
-        {"params": no_decay},
-    ]
-    optimizer = torch.optim.AdamW(
-        groups,
-        lr=cfg.lr, betas=(0.9, 0.95), weight_decay=0.0,
-    )  # fmt: skip
-    offsets = torch.arange(ctx + 1)
-    losses = []
-    model.train()
+    trainer = Trainer(model, stream, cfg, seed, device)
     for step in range(cfg.steps):
-        for group in optimizer.param_groups:
-            group["lr"] = lr_at(step, cfg)
-        starts = torch.randint(0, len(stream) - ctx - 1, (cfg.batch,), generator=order)
-        window = stream[starts[:, None] + offsets].to(device)
-        logits = model(window[:, :-1])
-        loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), window[:, 1:].reshape(-1))
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        nn.utils.clip_grad_norm_(model.parameters(), cfg.grad_clip)
-        optimizer.step()
-        losses.append(loss.item())
+        loss = trainer.take_step()
         if progress is not None:
-            progress(step, losses[-1])
-    return losses
+            progress(step, loss)
+    return trainer.losses
 
 
 @torch.no_grad()
@@ -218,9 +264,17 @@ def tokens_per_second(model: GPT, stream: torch.Tensor, cfg: TrainConfig, device
     probe = TrainConfig(steps=1, batch=cfg.batch, lr=cfg.lr, min_lr=cfg.min_lr, warmup=1)
     train(model, stream, probe, 0, device)
     steps = 4
+    _synchronize(device)
     start = time.perf_counter()
     train(model, stream, TrainConfig(steps, cfg.batch, cfg.lr, cfg.min_lr, 1), 0, device)
+    _synchronize(device)
     elapsed = time.perf_counter() - start
     rate = steps * cfg.batch * model.cfg.context / elapsed
     print(f"calibration: {rate:,.0f} training tokens/s", file=sys.stderr)
     return rate
+
+
+def _synchronize(device: str) -> None:
+    """Wait for queued CUDA work, so that a timing measures it."""
+    if str(device).startswith("cuda"):
+        torch.cuda.synchronize(device)

@@ -270,6 +270,57 @@ def line_chart(path: Path, series: dict[str, list[float]], title: str, x_label: 
     path.write_bytes(canvas.png())
 
 
+def trend_chart(
+    path: Path,
+    series: dict[str, list[tuple[float, float, float, float]]],
+    fits: dict[str, tuple[float, float]],
+    title: str,
+    x_label: str,
+) -> None:
+    """Points (x, y) with whiskers from low to high, joined per series (its colour, in the
+    order given), a grey line at y = 0 and, per series in ``fits`` (intercept, slope), the
+    fitted line dashed over the series' x range: the gap against log tokens."""
+    legend = text_width(max(series, key=len)) + 70
+    width, height = 800 + legend, 460
+    canvas = Canvas(width, height)
+    points = [pt for pts in series.values() for pt in pts]
+    ys = ticks(min(0.0, *(p[2] for p in points)), max(0.0, *(p[3] for p in points)))
+    frame = _Frame(canvas, (100, 60, width - legend, height - 70), ys)
+    canvas.text(20, 16, title)
+    frame.y_axis()
+    xs = ticks(min(p[0] for p in points), max(p[0] for p in points))
+    span = (xs[-1] - xs[0]) or 1.0
+
+    def px(x: float) -> int:
+        return round(frame.left + (x - xs[0]) / span * (frame.right - frame.left))
+
+    canvas.line(frame.left, frame.y(0.0), frame.right, frame.y(0.0), WHISKER, 1)
+    for value in xs:
+        label = tick_label(value, xs) if len(xs) > 1 else f"{value:g}"
+        canvas.line(px(value), frame.bottom, px(value), frame.bottom + 6, INK, 2)
+        canvas.text(px(value) - text_width(label) // 2, frame.bottom + 12, label)
+    canvas.text((frame.left + frame.right - text_width(x_label)) // 2, frame.bottom + 36, x_label)
+    for i, (name, pts) in enumerate(series.items()):
+        colour = COLOURS[i % len(COLOURS)]
+        for (x0, y0, _, _), (x1, y1, _, _) in itertools.pairwise(pts):
+            canvas.line(px(x0), frame.y(y0), px(x1), frame.y(y1), colour, 2)
+        for x, y, low, high in pts:
+            canvas.line(px(x), frame.y(low), px(x), frame.y(high), colour, 1)
+            canvas.rect(px(x) - 4, frame.y(y) - 4, px(x) + 5, frame.y(y) + 5, colour)
+        if name in fits:
+            a, b = fits[name]
+            first, last = pts[0][0], pts[-1][0]
+            dashes = 24
+            for k in range(0, dashes, 2):
+                xa = first + (last - first) * k / dashes
+                xb = first + (last - first) * (k + 1) / dashes
+                canvas.line(px(xa), frame.y(a + b * xa), px(xb), frame.y(a + b * xb), colour, 1)
+        legend_y = frame.top + 22 * i
+        canvas.rect(frame.right + 20, legend_y + 2, frame.right + 38, legend_y + 12, colour)
+        canvas.text(frame.right + 46, legend_y, name)
+    path.write_bytes(canvas.png())
+
+
 def _moving_average(values: list[float], window: int) -> list[float]:
     """Mean of each value and the ``window - 1`` before it (fewer at the start)."""
     out, total = [], 0.0

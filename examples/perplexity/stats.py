@@ -83,3 +83,50 @@ def bootstrap_ratio(
     ratios.sort()
     point = math.fsum(numerators) / math.fsum(denominators)
     return point, percentile(ratios, 0.025), percentile(ratios, 0.975)
+
+
+def linear_fit(
+    xs: Sequence[float], ys: Sequence[float]
+) -> tuple[float, float, float | None, float | None]:
+    """Least squares y = a + b·x: (b, a, low, high) with the 95% t-interval of the slope b
+    (df = n − 2; None for fewer than three points). The interval treats the residuals as
+    independent, which points from one training run are not: see ``bootstrap_slope``."""
+    n = len(xs)
+    if n != len(ys) or n < 2:
+        raise ValueError("a line needs at least two (x, y) pairs")
+    mx, my = math.fsum(xs) / n, math.fsum(ys) / n
+    sxx = math.fsum((x - mx) ** 2 for x in xs)
+    if sxx == 0:
+        raise ValueError("a line needs two different x values")
+    slope = math.fsum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sxx
+    intercept = my - slope * mx
+    if n < 3:
+        return slope, intercept, None, None
+    residual = math.fsum((y - intercept - slope * x) ** 2 for x, y in zip(xs, ys, strict=True))
+    half = t_quantile(n - 2) * math.sqrt(residual / (n - 2) / sxx)
+    return slope, intercept, slope - half, slope + half
+
+
+def bootstrap_slope(
+    xs: Sequence[float],
+    numerators: Sequence[Sequence[float]],
+    denominators: Sequence[float],
+    resamples: int,
+    seed: int,
+) -> tuple[float, float, float]:
+    """(slope, low, high): the least-squares slope over ``xs`` of Σ numerators[k] / Σ
+    denominators (one ratio of sums per x, the items being held-out lines), and its 95%
+    percentile interval when the same resample of the lines is used at every x. Resampling
+    lines, not points, keeps what the points share: the same text scored at every checkpoint."""
+    if len(xs) != len(numerators) or any(len(v) != len(denominators) for v in numerators):
+        raise ValueError("one numerator per line at every x, one x per row")
+    draw = random.Random(seed)
+    items = range(len(denominators))
+
+    def slope_of(picks: Sequence[int]) -> float:
+        size = math.fsum(denominators[i] for i in picks)
+        ys = [math.fsum(row[i] for i in picks) / size for row in numerators]
+        return linear_fit(xs, ys)[0]
+
+    slopes = sorted(slope_of(draw.choices(items, k=len(denominators))) for _ in range(resamples))
+    return slope_of(list(items)), percentile(slopes, 0.025), percentile(slopes, 0.975)
