@@ -6,12 +6,24 @@ from __future__ import annotations
 
 import click
 
-from brahmic_pua.evaluation.audit import audit, format_report, load
+from brahmic_pua.evaluation.audit import Audited, audit, format_report, load
+from brahmic_pua.model.manifest import model_beside
 
-from .common import inputs_option, json_option, model_option, read_texts, to_json
+from .common import SETTINGS, inputs_option, json_option, model_option, read_texts, to_json
 
 
-@click.command("audit")
+def _load(path: str) -> Audited:
+    """The tokenizer, or one line saying what the file is, with the .model beside it if any."""
+    try:
+        return load(path)
+    except ValueError as error:
+        beside = model_beside(path)
+        if beside is None or beside in str(error):
+            raise
+        raise ValueError(f"{error}; use {beside}, beside it") from None
+
+
+@click.command("audit", context_settings=SETTINGS)
 @model_option("A SentencePiece .model (plain or brahmic_pua) or a Hugging Face tokenizer.json.")
 @inputs_option("Also audit the encoding of this UTF-8 text file, one text per line (repeatable).")
 @json_option("Print the report as JSON.")
@@ -21,7 +33,7 @@ def audit_command(model_path: str, inputs: tuple[str, ...], as_json: bool) -> No
     1000 tokens of the encoded text, plus orphan marks, cluster and conjunct splits, byte
     fallback, fertility and the round-trip rate (a tokenizer.json needs the tokenizers package:
     pip install 'brahmic-pua[hf]')."""
-    tokenizer = load(model_path)
+    tokenizer = _load(model_path)
     texts = read_texts(inputs) if inputs else None
     report = audit(tokenizer, texts, files=inputs, model=model_path)
     click.echo(to_json(report) if as_json else format_report(report))

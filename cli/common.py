@@ -1,6 +1,7 @@
-"""What several ``brahmic-pua`` commands share: their options, reading texts, loading a model or
-a codec with a one-line error for the wrong file, writing a model with its ``.vocab``, and
-turning expected errors into one line.
+"""What several ``brahmic-pua`` commands share: their options and the one way to spell them
+(:data:`SETTINGS`; ``train``'s flags passed through to spm, :class:`PassThrough`), reading
+texts, loading a model or a codec with a one-line error for the wrong file, writing a model
+with its ``.vocab``, and turning expected errors into one line.
 
 Commands import these from here, never from each other, so that each command module is only
 its own parsing and printing. Two error forms are kept apart on purpose, as the commands have
@@ -14,9 +15,9 @@ from __future__ import annotations
 import json
 import re
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import click
 from click.decorators import FC
@@ -27,9 +28,98 @@ from brahmic_pua.io.lines import file_lines
 from brahmic_pua.model.manifest import extract
 from brahmic_pua.model.pieces import vocab_text as render_vocab
 from brahmic_pua.model.proto import parse_model
+from brahmic_pua.trainer.options import (
+    closest_option,
+    flag_name,
+    known_options,
+    parse_flag_args,
+    read_bool,
+)
 
 #: An existing file (not a folder), as every file option and argument takes it.
 FILE = click.Path(exists=True, dir_okay=False)
+
+#: Every command's context: the one option spelling, spm's underscores with a dash accepted
+#: for each (``--model-prefix`` is ``--model_prefix``, ``--script-ids`` is ``--script_ids``:
+#: click matches option names through :func:`~brahmic_pua.trainer.options.flag_name`), and
+#: ``-h`` for ``--help``. Set on the group and on each command, which also runs on its own.
+SETTINGS: dict[str, Any] = {
+    "token_normalize_func": flag_name,
+    "help_option_names": ["-h", "--help"],
+}
+
+if TYPE_CHECKING:
+    _Choice = click.Choice[str]
+    _ParamType = click.ParamType[bool]
+else:  # click < 8.2's types are not generic
+    _Choice, _ParamType = click.Choice, click.ParamType
+
+
+class Choice(_Choice):
+    """click's Choice, its values matched and shown as written: the spelling rule is for option
+    names (click >= 8.2 would apply it to values too, and list ``nepali_lm`` in the help)."""
+
+    def normalize_choice(self, choice: object, ctx: click.Context | None) -> str:
+        return super().normalize_choice(choice, None)
+
+
+class _BoolWord(_ParamType):
+    """true or false as the trainer reads them (:func:`~brahmic_pua.trainer.options.read_bool`:
+    true/false, 1/0, yes/no, on/off); a bad word is a usage error."""
+
+    name = "boolean"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        try:
+            return read_bool(param.name if param is not None and param.name else "value", value)
+        except ValueError as error:
+            self.fail(str(error), param, ctx)
+
+
+def bool_option(flag: str, help: str) -> Callable[[FC], FC]:
+    """``--flag``, ``--flag=true|false`` or ``--flag false``, as spm_train takes a boolean;
+    None when not given, so that the trainer's default holds."""
+    return click.option(
+        flag, type=_BoolWord(), is_flag=False, flag_value="true", default=None,
+        metavar="[true|false]", help=help,
+    )  # fmt: skip
+
+
+class PassThrough(click.Command):
+    """A command that also takes the SentencePiece trainer flags it does not declare (``train``):
+    an undeclared ``--name=value`` (``--name value``, a bare ``--name``) stays in ``ctx.args``
+    when the trainer knows the name (:func:`~brahmic_pua.trainer.options.known_options`), and
+    is a usage error naming the option it most likely means when not, before click would
+    report a required option it was meant to be."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        settings = {**SETTINGS, **(kwargs.pop("context_settings", None) or {})}
+        settings.update(ignore_unknown_options=True, allow_extra_args=True)
+        kwargs["context_settings"] = settings
+        super().__init__(*args, **kwargs)
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if not ctx.resilient_parsing:
+            _, extra, _ = self.make_parser(ctx).parse_args(args=list(args))
+            check_passed_flags(extra, ctx)
+        return super().parse_args(ctx, args)
+
+
+def check_passed_flags(extra: Sequence[str], ctx: click.Context | None = None) -> dict[str, str]:
+    """The flags a :class:`PassThrough` command passes on, by name; a usage error for words
+    that are not flags and for a name the trainer does not know."""
+    try:
+        flags = parse_flag_args(extra)
+    except ValueError as error:
+        raise click.UsageError(str(error), ctx) from None
+    known = known_options()
+    for name in flags:
+        if name not in known:
+            close = closest_option(name)
+            raise click.NoSuchOption(
+                f"--{name}", possibilities=[f"--{close}"] if close else None, ctx=ctx
+            )
+    return flags
 
 
 def required_file(flag: str, dest: str, help: str) -> Callable[[FC], FC]:

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import click
 
+from brahmic_pua import ModelFileError
 from brahmic_pua.integrations.shards import DEFAULT_SHARD_BYTES, encode_corpus
 from brahmic_pua.trainer.engine import ENGINES
+from brahmic_pua.trainer.ray_count import import_ray
 
-from .common import MODEL
+from .common import MODEL, SETTINGS, Choice, load_model
 
 
-@click.command("encode-corpus")
+@click.command("encode-corpus", context_settings=SETTINGS)
 @MODEL
 @click.option(
     "--output", required=True, type=click.Path(file_okay=False),
@@ -19,17 +21,20 @@ from .common import MODEL
 )  # fmt: skip
 @click.argument("inputs", nargs=-1, required=True)
 @click.option(
-    "--shard-bytes", type=click.IntRange(min=1), default=None,
+    "--shard_bytes", type=click.IntRange(min=1), default=None,
     help=f"Input text per shard, cut at a line end [default: {DEFAULT_SHARD_BYTES}].",
 )  # fmt: skip
-@click.option("--shard-lines", type=click.IntRange(min=1), default=None, help="Lines per shard.")
-@click.option("--engine", type=click.Choice(ENGINES), default="local", show_default=True)
+@click.option("--shard_lines", type=click.IntRange(min=1), default=None, help="Lines per shard.")
+@click.option(
+    "--engine", type=Choice(ENGINES), default="local", show_default=True,
+    help="Encode here (processes) or on Ray (actors); the same shards.",
+)  # fmt: skip
 @click.option(
     "--workers", type=click.IntRange(min=1), default=1, show_default=True,
     help="Processes (local) or Ray actors (ray), each encoding one shard at a time.",
 )  # fmt: skip
 @click.option(
-    "--ray-address", default=None,
+    "--ray_address", default=None,
     help="A running Ray cluster (e.g. ray://head:10001); default: a local one.",
 )  # fmt: skip
 @click.option("--quiet", "-q", is_flag=True, help="No progress line on stderr.")
@@ -39,11 +44,19 @@ def encode_corpus_command(
 ) -> None:  # fmt: skip
     """Encode FILE… (files or quoted globs) into .npy id shards: each line's ids, then eos."""
     if shard_bytes is not None and shard_lines is not None:
-        raise click.UsageError("give --shard-bytes or --shard-lines, not both")
-    index = encode_corpus(
-        model_path, inputs, output, shard_bytes=shard_bytes, shard_lines=shard_lines,
-        engine=engine, workers=workers, ray_address=ray_address, progress=not quiet,
-    )  # fmt: skip
+        raise click.UsageError("give --shard_bytes or --shard_lines, not both")
+    if engine == "ray":  # before anything is created: no empty output directory without Ray
+        import_ray()
+    try:
+        index = encode_corpus(
+            model_path, inputs, output, shard_bytes=shard_bytes, shard_lines=shard_lines,
+            engine=engine, workers=workers, ray_address=ray_address, progress=not quiet,
+        )  # fmt: skip
+    except ModelFileError:
+        # The model is read as bytes there; loaded by its path, its error can say what the
+        # file is instead (a .vocab, JSON) and name the .model beside it.
+        load_model(model_path)
+        raise
     click.echo(
         f"wrote {len(index['shards'])} shards, {index['tokens']:,} tokens "
         f"({index['dtype']}) of {index['lines']:,} lines to {output}",

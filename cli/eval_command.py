@@ -11,10 +11,19 @@ import click
 from brahmic_pua.evaluation.evaluate import O200k, evaluate, format_table
 from brahmic_pua.model.script_ids import vocabulary_lines
 
-from .common import FILE, MODEL, json_option, load_model, model_option, read_texts, to_json
+from .common import (
+    FILE,
+    MODEL,
+    SETTINGS,
+    json_option,
+    load_model,
+    model_option,
+    read_texts,
+    to_json,
+)
 
 
-@click.command("eval")
+@click.command("eval", context_settings=SETTINGS)
 @model_option("The .model to measure.")
 @click.option(
     "--baseline", "baseline_path", type=FILE, help="A .model to compare with (NSL reference)."
@@ -47,13 +56,13 @@ def eval_command(
     click.echo(to_json(document) if as_json else format_table(columns, reference))
 
 
-@click.command("vocab")
+@click.command("vocab", context_settings=SETTINGS)
 @MODEL
 @click.option(
-    "--script-ids", "with_script_ids", is_flag=True, help="Add each piece's script id and name."
+    "--script_ids", "with_script_ids", is_flag=True, help="Add each piece's script id and name."
 )
 def vocab_command(model_path: str, with_script_ids: bool) -> None:
     """Print the vocabulary, one piece per id: piece<TAB>score (as in a .vocab file), pieces
-    shown as text; --script-ids adds <TAB>id<TAB>script name (brahmic_pua.model.script_ids)."""
+    shown as text; --script_ids adds <TAB>id<TAB>script name (brahmic_pua.model.script_ids)."""
     for line in vocabulary_lines(load_model(model_path), with_script_ids):
         click.echo(line)

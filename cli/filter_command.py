@@ -15,8 +15,9 @@ from brahmic_pua.nepbpe.filters import (
     check_filters,
 )
 from brahmic_pua.nepbpe.seeds import load_seeds
+from brahmic_pua.trainer.checks import unused_seeds
 
-from .common import FILE, MODEL, check_model_output, one_line_errors, write_model
+from .common import FILE, MODEL, SETTINGS, check_model_output, one_line_errors, write_model
 
 
 def _corpus(paths: tuple[str, ...]) -> Iterator[str]:
@@ -25,7 +26,7 @@ def _corpus(paths: tuple[str, ...]) -> Iterator[str]:
         yield from file_lines(path)
 
 
-@click.command("filter")
+@click.command("filter", context_settings=SETTINGS)
 @MODEL
 @click.option(
     "--output",
@@ -41,7 +42,7 @@ def _corpus(paths: tuple[str, ...]) -> Iterator[str]:
 )
 @click.option("--seeds_strict", type=FILE, help="Seed file: V_strict, one seed per line.")
 @click.option("--seeds_ambiguous", type=FILE, help="Seed file: V_ambiguous, one seed per line.")
-@click.option("--nepali-seeds", "nepali", is_flag=True, help="Add the shipped Nepali seeds.")
+@click.option("--nepali_seeds", "nepali", is_flag=True, help="Add the shipped Nepali seeds.")
 @click.option(
     "--corpus",
     multiple=True,
@@ -68,8 +69,10 @@ def filter_command(
         given = bool(seeds_strict or seeds_ambiguous or nepali)
         check_filter_inputs(
             chosen, seeds=given, corpus=bool(corpus), give_corpus="--corpus",
-            give_seeds="--seeds_strict, --seeds_ambiguous or --nepali-seeds",
+            give_seeds="--seeds_strict, --seeds_ambiguous or --nepali_seeds",
         )  # fmt: skip
+        if (unused := unused_seeds(chosen, given)) is not None:
+            click.echo(f"brahmic_pua: {unused}", err=True)
         seeds = load_seeds(seeds_strict, seeds_ambiguous, nepali) if given else None
         check_model_output(output)
         data = Path(model_path).read_bytes()

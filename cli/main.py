@@ -3,12 +3,14 @@
 Every command reads lines (a file or stdin) as bytes split at "\\n" only, so a "\\r" stays part
 of its line, and writes exactly one "\\n"-terminated line per input line. Expected errors are
 one line on stderr and exit 1 (usage errors exit 2); output files are written whole or not at
-all, also when the run is interrupted (Ctrl-C exits 130, SIGTERM 143) or stdout is closed early
-(``| head``: exit 141, like a tool killed by SIGPIPE, and nothing printed).
+all, and temporary files removed, also when the run is interrupted (Ctrl-C: "Error: interrupted"
+and exit 130; SIGTERM: exit 143) or stdout is closed early (``| head``: exit 141, like a tool
+killed by SIGPIPE, and nothing printed).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -21,17 +23,25 @@ import click
 
 from brahmic_pua import POLICIES, SCRIPT_NAMES, PUACodec, SentencePieceProcessor, segment
 from brahmic_pua.io.lines import stream_lines
+from brahmic_pua.nepbpe.filters import DEFAULT_THETA, FILTERS
 from brahmic_pua.normalize import MODES, normalizer
 from brahmic_pua.trainer import train_model
 from brahmic_pua.trainer.engine import ENGINES
-from brahmic_pua.trainer.options import check_model_prefix, parse_flag_args
+from brahmic_pua.trainer.fit import spm_running
+from brahmic_pua.trainer.options import OptionError, check_model_prefix
 
 from .audit_command import audit_command
 from .common import (
     CODEC,
+    FILE,
     INPUT,
     MODEL,
     OUTPUT,
+    SETTINGS,
+    Choice,
+    PassThrough,
+    bool_option,
+    check_passed_flags,
     expected,
     join_lines,
     load_codec,
@@ -44,7 +54,8 @@ from .filter_command import filter_command
 from .patch_command import patch_command
 from .repair_command import repair_command
 
-POLICY = click.Choice(POLICIES)
+POLICY = Choice(POLICIES)
+POLICY_HELP = "Which clusters are kept whole: fixtoken, akshara, syllable or grapheme."
 INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a Ctrl-C
 PIPE_CLOSED = 141  # 128 + SIGPIPE, as `cat big | head` reports it
 
@@ -52,6 +63,22 @@ PIPE_CLOSED = 141  # 128 + SIGPIPE, as `cat big | head` reports it
 def _terminate(signum: int, frame: FrameType | None) -> NoReturn:
     """SIGTERM as an exception, so that every ``with`` block (temporary files) cleans up."""
     raise SystemExit(128 + signum)
+
+
+def _interrupted() -> None:
+    """Ctrl-C's one line (on a terminal after a line end, as the ``^C`` echo needs one)."""
+    click.echo(f"{chr(10) if sys.stderr.isatty() else ''}Error: interrupted", err=True)
+
+
+def _exit_now(code: object) -> NoReturn:
+    """Exit without finalizing the interpreter, which an spm training left running by an
+    interrupt would abort (brahmic_pua.trainer.fit.spm_running); the cleanup has run."""
+    if code is not None and not isinstance(code, int):
+        print(code, file=sys.stderr)
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # a closed pipe, a closed stream
+            stream.flush()
+    os._exit(code if isinstance(code, int) else 0 if code is None else 1)
 
 
 class _Shell(click.Group):
@@ -62,7 +89,12 @@ class _Shell(click.Group):
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         signal.signal(signal.SIGTERM, _terminate)
-        return self.main(*args, **kwargs)
+        try:
+            return self.main(*args, **kwargs)
+        except SystemExit as stop:
+            if spm_running():
+                _exit_now(stop.code)
+            raise
 
     def main(
         self,
@@ -84,6 +116,7 @@ class _Shell(click.Group):
             click.echo(f"Error: {join_lines(message)}", err=True)
             sys.exit(error.exit_code)
         except (click.Abort, KeyboardInterrupt):
+            _interrupted()
             sys.exit(INTERRUPTED)
         sys.exit(status if isinstance(status, int) else 0)
 
@@ -98,6 +131,9 @@ class _Shell(click.Group):
             raise click.exceptions.Exit(PIPE_CLOSED) from None
         except (ValueError, OSError) as error:
             raise click.ClickException(expected(error)) from None
+        except KeyboardInterrupt:  # here, or click adds a blank line of its own
+            _interrupted()
+            raise click.exceptions.Exit(INTERRUPTED) from None
 
 
 def _lines(stream: BinaryIO) -> Iterator[str]:
@@ -111,14 +147,17 @@ def _run(source: BinaryIO, output: str | None, transform: Callable[[str], str]) 
             sink.write(transform(line).encode("utf-8") + b"\n")
 
 
-@click.group(cls=_Shell, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=_Shell, context_settings=SETTINGS)
 @click.version_option(package_name="brahmic-pua")
 def main() -> None:
-    """Tokenization for Brahmic scripts that never splits a cluster."""
+    """Tokenization for Brahmic scripts that never splits a cluster.
+
+    Options are spelled with underscores, as SentencePiece spells its flags (--model_prefix,
+    --vocab_size), and the dash form is the same option everywhere (--model-prefix)."""
 
 
 @main.command("segment")
-@click.option("--policy", type=POLICY, default="fixtoken", show_default=True)
+@click.option("--policy", type=POLICY, default="fixtoken", show_default=True, help=POLICY_HELP)
 @INPUT
 @OUTPUT
 @click.option("--separator", default="|", show_default=True, help="Printed between clusters.")
@@ -136,7 +175,10 @@ def segment_command(
 
 
 @main.command("normalize")
-@click.option("--mode", type=click.Choice(MODES), default="nfc", show_default=True)
+@click.option(
+    "--mode", type=Choice(MODES), default="nfc", show_default=True,
+    help="N: nfc, none, or nepali-lm / nepali-ocr (Nepali spelling variants folded).",
+)  # fmt: skip
 @INPUT
 @OUTPUT
 def normalize_command(mode: str, input_: BinaryIO, output: str | None) -> None:
@@ -164,7 +206,7 @@ def codec_group() -> None:
     type=click.Path(dir_okay=False, writable=True),
     help="Codec JSON file to write.",
 )
-@click.option("--policy", type=POLICY, default="fixtoken", show_default=True)
+@click.option("--policy", type=POLICY, default="fixtoken", show_default=True, help=POLICY_HELP)
 @click.option(
     "--scripts",
     default=None,
@@ -206,7 +248,7 @@ def _model_prefix(ctx: click.Context, param: click.Parameter, value: str) -> str
         raise click.BadParameter(str(error)) from None
 
 
-@main.command("train", context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+@main.command("train", cls=PassThrough)
 @click.option(
     "--input",
     "inputs",
@@ -220,47 +262,95 @@ def _model_prefix(ctx: click.Context, param: click.Parameter, value: str) -> str
     callback=_model_prefix,
     help="Writes <prefix>.model and <prefix>.vocab.",
 )
-@click.option("--vocab_size", type=int, default=8000, show_default=True)
 @click.option(
-    "--model_type",
-    type=click.Choice(["unigram", "bpe", "char", "word"]),
-    default="unigram",
-    show_default=True,
-)
-@click.option("--policy", type=POLICY, default="fixtoken", show_default=True)
+    "--vocab_size", type=int, default=8000, show_default=True,
+    help="Pieces in the model, the special and byte pieces included.",
+)  # fmt: skip
+@click.option(
+    "--model_type", type=Choice(["unigram", "bpe", "char", "word"]), default="unigram",
+    show_default=True, help="SentencePiece's algorithm.",
+)  # fmt: skip
+@click.option("--policy", type=POLICY, default="fixtoken", show_default=True, help=POLICY_HELP)
 @click.option("--scripts", default=None, help="Comma-separated Brahmic scripts (default: as seen).")
 @click.option(
-    "--normalization", type=click.Choice(MODES), default="nfc", show_default=True,
+    "--normalization", type=Choice(MODES), default="nfc", show_default=True,
     help="N applied before segmentation (nepali-lm folds spelling variants and drops ZWJ).",
 )  # fmt: skip
 @click.option(
-    "--engine", type=click.Choice(ENGINES), default="local", show_default=True,
+    "--folding_rules", type=FILE, default=None,
+    help="A folding table of your own for nepali-lm / nepali-ocr (pattern<TAB>replacement lines).",
+)  # fmt: skip
+@click.option(
+    "--input_sentence_size", type=int, default=None,
+    help="Train on N lines, sampled by a fixed seed (the first N with "
+    "--shuffle_input_sentence=false) [default: all].",
+)  # fmt: skip
+@bool_option("--progress", "A progress line on stderr [default: true].")
+@bool_option(
+    "--complete_word_starts",
+    "Unigram: swap little-used pieces for the word starts (▁ + piece) that PUA training loses "
+    "[default: true].",
+)
+@click.option(
+    "--filters", default=None,
+    help=f"Disable pieces after training, comma-separated: {','.join(FILTERS)}, or all.",
+)  # fmt: skip
+@click.option(
+    "--seeds_strict", type=FILE, default=None,
+    help="Seed file (V_strict, one seed per line) for the theta and seed-absorb filters.",
+)  # fmt: skip
+@click.option(
+    "--seeds_ambiguous", type=FILE, default=None,
+    help="Seed file (V_ambiguous, one seed per line) for the theta and seed-absorb filters.",
+)  # fmt: skip
+@bool_option("--nepali_seeds", "Add the shipped Nepali seeds (theta and seed-absorb filters).")
+@click.option(
+    "--theta", type=float, default=None,
+    help=f"θ of the theta filter, as a count [default: {DEFAULT_THETA:g}].",
+)  # fmt: skip
+@click.option(
+    "--theta_per_million", type=float, default=None,
+    help="θ per million corpus words instead of a count.",
+)  # fmt: skip
+@click.option(
+    "--engine", type=Choice(ENGINES), default="local", show_default=True,
     help="Count clusters here or on Ray (--ray_address=ADDR, else a local cluster); same model.",
+)  # fmt: skip
+@click.option(
+    "--ray_address", default=None,
+    help="With --engine ray: a running Ray cluster (e.g. ray://head:10001) [default: a local one].",
 )  # fmt: skip
 @click.pass_context
 def train_command(
-    ctx: click.Context, inputs: tuple[str, ...], model_prefix: str, vocab_size: int,
+    ctx: click.Context, /, inputs: tuple[str, ...], model_prefix: str, vocab_size: int,
     model_type: str, policy: str, scripts: str | None, normalization: str, engine: str,
+    **given: Any,
 ) -> None:  # fmt: skip
-    """Train a SentencePiece model on clusters (spm_train's flags; others pass through)."""
+    """Train a SentencePiece model on clusters; any other spm_train flag passes through.
+
+    The options below are brahmic_pua's own and the spm flags it reads itself. Every other
+    SentencePiece trainer flag is accepted too, as --name=value (--num_threads=2,
+    --character_coverage=0.9995, --user_defined_symbols=…), and passed on to spm's trainer."""
+    flags = check_passed_flags(ctx.args, ctx)
+    # Options not given are left out, so that the trainer's defaults hold; progress is on by
+    # default in a shell (--progress=false turns it off).
+    ours = {"progress": True, **{name: value for name, value in given.items() if value is not None}}
     try:
-        flags = parse_flag_args(ctx.args)
-    except ValueError as error:
-        raise click.UsageError(str(error)) from None
-    # Progress is on by default in a shell; --progress=false (read by the trainer's one
-    # boolean reader) turns it off.
-    train_model(
-        input=list(inputs), model_prefix=model_prefix, vocab_size=vocab_size,
-        model_type=model_type, policy=policy, scripts=scripts, normalization=normalization,
-        engine=engine, **{"progress": "true", **flags},
-    )  # fmt: skip
+        train_model(
+            input=list(inputs), model_prefix=model_prefix, vocab_size=vocab_size,
+            model_type=model_type, policy=policy, scripts=scripts, normalization=normalization,
+            engine=engine, **ours, **flags,
+        )  # fmt: skip
+    except OptionError as error:  # a wrong option name or value: a usage error, exit 2
+        raise click.UsageError(str(error), ctx) from None
 
 
 @main.command("encode")
 @MODEL
 @click.option(
-    "--output_format", type=click.Choice(["piece", "id"]), default="piece", show_default=True
-)
+    "--output_format", type=Choice(["piece", "id"]), default="piece", show_default=True,
+    help="Print pieces or ids.",
+)  # fmt: skip
 @INPUT
 @OUTPUT
 def encode_command(
@@ -277,8 +367,9 @@ def encode_command(
 @main.command("decode")
 @MODEL
 @click.option(
-    "--input_format", type=click.Choice(["piece", "id"]), default="piece", show_default=True
-)
+    "--input_format", type=Choice(["piece", "id"]), default="piece", show_default=True,
+    help="Read pieces or ids.",
+)  # fmt: skip
 @INPUT
 @OUTPUT
 def decode_command(
@@ -303,10 +394,11 @@ def decode_command(
 
 
 @main.command("demo")
-@click.option("--vocab_size", type=int, default=2000, show_default=True)
+@click.option("--vocab_size", type=int, default=2000, show_default=True, help="Of both models.")
 @click.option(
-    "--model_type", type=click.Choice(["unigram", "bpe"]), default="unigram", show_default=True
-)
+    "--model_type", type=Choice(["unigram", "bpe"]), default="unigram", show_default=True,
+    help="SentencePiece's algorithm, for both models.",
+)  # fmt: skip
 def demo_command(vocab_size: int, model_type: str) -> None:
     """Train on the bundled Telugu/Hindi sample; compare with plain spm."""
     from . import demo

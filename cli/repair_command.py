@@ -18,6 +18,7 @@ import click
 from brahmic_pua.evaluation.repair import IdRepair, Measure, load_plain, measure, repair_vocabulary
 
 from .common import (
+    SETTINGS,
     check_model_output,
     inputs_option,
     model_option,
@@ -93,7 +94,7 @@ def _repair_vocabulary(
             click.echo(line)
 
 
-@click.command("repair")
+@click.command("repair", context_settings=SETTINGS)
 @model_option("A plain spm .model.")
 @click.option(
     "--output",
@@ -108,12 +109,12 @@ def _repair_vocabulary(
     help="Repair ids instead: lines of space-separated ids made with --model ('-': stdin).",
 )
 @click.option(
-    "--no-bytes",
+    "--no_bytes",
     is_flag=True,
     help="With --ids: keep a span's ids when a cluster has no piece, instead of byte pieces.",
 )
 @click.option(
-    "--keep-lone-marks",
+    "--keep_lone_marks",
     is_flag=True,
     help="Keep one-mark pieces in the vocabulary even with byte fallback (fewer tokens, "
     "some orphan marks).",
@@ -130,9 +131,9 @@ def repair_command(
     """Repair a plain model so that no token starts with a dependent mark: set its mark-start
     pieces UNUSED (--output), or move the boundaries of its ids to cluster boundaries (--ids)."""
     if ids is not None and (keep_lone_marks or inputs):
-        raise click.UsageError("--keep-lone-marks and --input repair a vocabulary, not --ids")
+        raise click.UsageError("--keep_lone_marks and --input repair a vocabulary, not --ids")
     if ids is None and no_bytes:
-        raise click.UsageError("--no-bytes applies to --ids")
+        raise click.UsageError("--no_bytes applies to --ids")
     if ids is not None:
         _repair_ids(model_path, ids, output, not no_bytes)
     elif output:

@@ -60,6 +60,8 @@ from brahmic_pua.normalize import normalizer
 from brahmic_pua.orthography.classify import unicode_script
 
 FILTERS = ("cross-script", "punct-join", "mark-start", "theta", "seed-absorb")
+#: The filters that read seeds (the others need none).
+SEED_FILTERS = ("theta", "seed-absorb")
 DEFAULT_THETA = 100.0
 PUNCTUATION = "punctuation"
 EXAMPLES = 8
@@ -109,7 +111,7 @@ def check_filter_inputs(
     need seeds, ``theta`` a corpus. ``give_seeds`` / ``give_corpus`` say how the caller (the
     library, the trainer's options, the CLI's flags) provides them."""
     chosen = set(chosen)
-    if chosen & {"theta", "seed-absorb"} and not seeds:
+    if chosen & set(SEED_FILTERS) and not seeds:
         raise ValueError(f"the theta and seed-absorb filters need seeds: give {give_seeds}")
     if "theta" in chosen and not corpus:
         raise ValueError(f"the theta filter counts continuations in a corpus: give {give_corpus}")

@@ -3,15 +3,21 @@
 An option that would make a guarantee false is either refused (a user-defined symbol that
 starts with a dependent mark would be a usable orphan piece) or reported in one line naming the
 guarantee it turns off, so nobody loses exactness without being told.
+
+Also the one-line warnings and errors that name a fix: seeds that no chosen filter reads, a
+corpus without Brahmic text, and spm's "Vocabulary size too high" in our words.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Iterable, Mapping
 from typing import Any
 
+from brahmic_pua.codec import PUACodec
 from brahmic_pua.codec.layout import ESCAPED_LITERALS, is_private_use
 from brahmic_pua.model.pieces import starts_with_mark
+from brahmic_pua.nepbpe.filters import SEED_FILTERS
 from brahmic_pua.normalize import normalize
 from brahmic_pua.segment.pieces import check_no_surrogates
 
@@ -77,3 +83,50 @@ def weakened_guarantees(options: Mapping[str, Any]) -> list[str]:
             "bytes, and spm decodes the bytes of its ▁ as a literal ▁, not a space"
         )
     return found
+
+
+#: The filters that read seeds (the others ignore them; see nepbpe.filters.check_filter_inputs).
+
+
+def unused_seeds(filters: Iterable[str], seeds: bool) -> str | None:
+    """One line when seeds are given but no chosen filter reads them (they would do nothing)."""
+    if not seeds or set(filters) & set(SEED_FILTERS):
+        return None
+    return (
+        "the seeds given (nepali_seeds, seeds_strict, seeds_ambiguous) do nothing: only the "
+        "theta and seed-absorb filters read them; add filters=seed-absorb (or theta, or all), "
+        "or leave the seeds out"
+    )
+
+
+def no_brahmic_text(codec: PUACodec) -> str | None:
+    """One line when the corpus has no cluster of a Brahmic script (English only, or none of
+    the scripts chosen): spm still trains, but nothing is kept whole."""
+    if any(codec.counts().values()):
+        return None
+    where = (
+        f"the scripts chosen ({', '.join(codec.scripts)})"
+        if codec.scripts
+        else "any Brahmic script brahmic_pua covers (`brahmic-pua scripts` lists them)"
+    )
+    return (
+        f"the corpus has no text in {where}: training goes on, and the model is plain "
+        "SentencePiece with no cluster to keep whole"
+    )
+
+
+_TOO_HIGH = re.compile(r"Vocabulary size too high \((\d+)\)\. Please set it to a value <= (\d+)")
+
+
+def vocab_too_large(message: str) -> str | None:
+    """spm's "Vocabulary size too high" (an INTERNAL error with its source line, after the
+    whole training) in our words, or None for any other message. The corpus's limit is known
+    only once spm has found its candidate pieces, so it cannot be checked before."""
+    found = _TOO_HIGH.search(message)
+    if found is None:
+        return None
+    size, most = found.groups()
+    return (
+        f"SentencePiece could not train: vocab_size={size} is too high for this corpus: it has "
+        f"at most {most} distinct pieces; use vocab_size ≤ {most} or hard_vocab_limit=false"
+    )

@@ -109,6 +109,11 @@ class Corpus:
         self._counted = False  # the lines counted and the sample chosen
         self._spm_parts: list[Path] = []
         for name in inputs:
+            if Path(name).is_dir():
+                raise ValueError(
+                    f"input {name!r} is a directory: give a text file, or a comma-separated "
+                    "list of files (input=a.txt,b.txt)"
+                )
             if not Path(name).is_file():
                 raise ValueError(f"input file {name!r} not found: check the path in input=")
 

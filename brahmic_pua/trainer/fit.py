@@ -6,12 +6,18 @@ every other spelling, which the finished model needs and which take most of the 
 before training, are built and compiled on this thread while spm trains on another. spm reads
 its lines from a file with the GIL released; only when the lines cannot be a file (a line holds
 a line feed) is it fed from Python, and then the two run one after the other.
+
+spm always trains on a thread of its own, this one waiting: Python runs signal handlers on the
+main thread only, between bytecodes, so a main thread inside spm's C++ would take Ctrl-C or
+SIGTERM only when spm returns, and an iterator that spm calls would get the signal's exception,
+which spm turns into a training error (exit 1, not 130). An interrupted spm cannot be stopped:
+its thread (a daemon) is left to the process's end (:func:`spm_running`).
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -43,8 +49,9 @@ def fit(
     forward, backward = training_rule_files(codec, n)
     path = corpus.spm_input()
     source: dict[str, Any] = {"input": path}
+    stop = threading.Event()  # set when this thread stops waiting: the iterator ends spm
     if path is None:
-        source = {"sentence_iterator": _escaped(corpus.lines())}
+        source = {"sentence_iterator": _escaped(corpus.lines(), stop)}
     prefix = Path(work, "model")
 
     def train() -> None:
@@ -60,12 +67,11 @@ def fit(
         return _run(lambda: compile_rules(*rule_files(codec, n), work)[0])
 
     if not n.composes:  # without NFC, the codec's rules are all the rules
-        _run(train)
-        charsmap = None
+        charsmap = _alongside(train, None, stop)
     elif path:
-        charsmap = _overlapped(train, complete)
+        charsmap = _alongside(train, complete, stop)
     else:
-        _run(train)
+        _alongside(train, None, stop)
         charsmap = complete()
     model = parse_model(Path(f"{prefix}.model").read_bytes())
     if charsmap is not None:
@@ -73,9 +79,26 @@ def fit(
     return model, too_long
 
 
-def _overlapped(train: Callable[[], None], complete: Callable[[], bytes]) -> bytes:
-    """``complete()`` here while ``train()`` runs on a thread. The thread is a daemon: Ctrl-C
-    stops waiting for it, and an interrupted process does not wait for spm to finish."""
+#: spm's training threads, the running one and any left running by an interrupted training.
+_SPM_THREADS: list[threading.Thread] = []
+
+
+def spm_running() -> bool:
+    """Whether a thread of this process is still in spm's training, left there by an
+    interrupted training. A process that exits then should do so without finalizing
+    (``os._exit``, after flushing): spm's thread returning into a finalizing interpreter
+    aborts the process ("terminate called without an active exception", exit 134)."""
+    running = threading.enumerate()  # until its very end, past is_alive()
+    _SPM_THREADS[:] = [thread for thread in _SPM_THREADS if thread in running]
+    return bool(_SPM_THREADS)
+
+
+def _alongside(
+    train: Callable[[], None], complete: Callable[[], bytes] | None, stop: threading.Event
+) -> bytes | None:
+    """``train()`` on a thread and ``complete()``, if given, here meanwhile; then wait for
+    the thread. The thread is a daemon: Ctrl-C stops the waiting (``stop`` is then set), and
+    an interrupted process does not wait for spm to finish."""
     failure: list[BaseException] = []
 
     def run() -> None:
@@ -85,9 +108,14 @@ def _overlapped(train: Callable[[], None], complete: Callable[[], bytes]) -> byt
             failure.append(error)
 
     thread = threading.Thread(target=run, name="brahmic_pua-spm-train", daemon=True)
+    _SPM_THREADS.append(thread)
     thread.start()
-    charsmap = complete()
-    thread.join()
+    try:
+        charsmap = complete() if complete is not None else None
+        thread.join()
+    except BaseException:
+        stop.set()
+        raise
     if failure:
         raise failure[0]
     return charsmap
@@ -101,10 +129,19 @@ def _run(call: Callable[[], T]) -> T:
         raise ValueError(f"SentencePiece could not train: {_first_line(error)}") from None
 
 
-def _escaped(lines: Iterator[str]) -> Iterator[str]:
-    """Lines with U+2585, which spm drops with the line, escaped as in the line file."""
-    for line in lines:
-        yield line.replace(BLOCK, ESCAPED_BLOCK) if BLOCK in line else line
+def _escaped(lines: Iterator[str], stop: threading.Event) -> Iterator[str]:
+    """Lines with U+2585, which spm drops with the line, escaped as in the line file; an
+    error once ``stop`` is set, which ends spm's reading (the training is abandoned). The
+    lines' files are closed here, on spm's thread: not later, when the last reference goes
+    (a traceback holds this frame), maybe in a process that is exiting, which aborts it."""
+    try:
+        for line in lines:
+            if stop.is_set():
+                raise RuntimeError("training interrupted")
+            yield line.replace(BLOCK, ESCAPED_BLOCK) if BLOCK in line else line
+    finally:
+        if isinstance(lines, Generator):
+            lines.close()
 
 
 def _write(work: str, name: str, text: str) -> str:

@@ -25,7 +25,7 @@ from brahmic_pua.nepbpe.filters import (
     check_filter_inputs,
     check_filters,
 )
-from brahmic_pua.nepbpe.seeds import Seeds, load_seeds
+from brahmic_pua.nepbpe.seeds import SeedError, Seeds, load_seeds
 from brahmic_pua.normalize import MODES, check_mode
 from brahmic_pua.segment import POLICIES
 from brahmic_pua.trainer.engine import check_engine
@@ -43,6 +43,11 @@ OURS = (
 )  # fmt: skip
 MANAGED = ("normalization_rule_name", "normalization_rule_tsv", "denormalization_rule_tsv")
 UNSUPPORTED = ("input_format", "model_writer")
+
+
+class OptionError(ValueError):
+    """An option's name or value is wrong (a usage error: the CLI exits 2), found before any
+    corpus is read; a ValueError, so callers that catch those still do."""
 
 
 @dataclass
@@ -78,8 +83,10 @@ def parse_flag_string(arg: str) -> dict[str, str]:
 
 def parse_flag_args(args: Sequence[str]) -> dict[str, str]:
     """spm_train's command-line form, as the CLI passes its extra flags through:
-    ``--name=value``, ``--name value``, or a bare ``--name`` for true. The values go through
-    the same :func:`build_options` checks as the string and keyword forms."""
+    ``--name=value``, ``--name value``, or a bare ``--name`` for true. The CLI's spelling rule
+    holds here too: a dash in a name is spm's underscore (``--num-threads`` is
+    ``--num_threads``). The values go through the same :func:`build_options` checks as the
+    string and keyword forms."""
     options: dict[str, str] = {}
     i = 0
     while i < len(args):
@@ -93,9 +100,15 @@ def parse_flag_args(args: Sequence[str]) -> dict[str, str]:
             i += 1
         else:
             name, value = token[2:], "true"
-        options[name] = value
+        options[flag_name(name)] = value
         i += 1
     return options
+
+
+def flag_name(name: str) -> str:
+    """The one spelling rule of the command line: spm's underscores, a dash accepted for
+    each (``model-prefix`` is ``model_prefix``)."""
+    return name.replace("-", "_")
 
 
 def _split_flag(token: str) -> tuple[str, str]:
@@ -109,8 +122,31 @@ def _known_spm_options() -> set[str]:
     return names | {"minloglevel", "sentence_iterator", "logstream"}
 
 
+def known_options() -> set[str]:
+    """Every option name the trainer reads: spm's, brahmic_pua's own (:data:`OURS`), and those
+    it answers with a reason (:data:`MANAGED`, :data:`UNSUPPORTED`)."""
+    return _known_spm_options() | set(OURS) | set(MANAGED) | set(UNSUPPORTED)
+
+
+def closest_option(name: str) -> str | None:
+    """The known option ``name`` most likely means (a typo, or a dash for spm's "_"), or None."""
+    close = difflib.get_close_matches(flag_name(name), sorted(known_options()), n=1, cutoff=0.8)
+    return close[0] if close else None
+
+
 def build_options(arg: str | None, kwargs: Mapping[str, Any], progress: bool) -> TrainOptions:
-    """Merge the string and keyword forms, check them, and apply brahmic_pua's defaults."""
+    """Merge the string and keyword forms, check them, and apply brahmic_pua's defaults. A
+    wrong name or value is an :class:`OptionError`; a seed file that cannot be read stays the
+    :class:`~brahmic_pua.nepbpe.seeds.SeedError` naming it."""
+    try:
+        return _build_options(arg, kwargs, progress)
+    except SeedError:
+        raise
+    except ValueError as error:
+        raise OptionError(str(error)) from None
+
+
+def _build_options(arg: str | None, kwargs: Mapping[str, Any], progress: bool) -> TrainOptions:
     given: dict[str, Any] = dict(parse_flag_string(arg)) if arg else {}
     given.update(kwargs)
     for name in MANAGED:
@@ -120,10 +156,9 @@ def build_options(arg: str | None, kwargs: Mapping[str, Any], progress: bool) ->
                 "normalizer); remove it (brahmic_pua's own option is normalization="
                 f"{'|'.join(MODES)})"
             )
-    known = _known_spm_options() | set(OURS) | set(UNSUPPORTED)
-    unknown = sorted(set(given) - known)
+    unknown = sorted(set(given) - known_options())
     if unknown:
-        named = [_with_hint(name, known) for name in unknown]
+        named = [_with_hint(name) for name in unknown]
         raise ValueError(f"unknown trainer option(s): {', '.join(named)}")
     for name in UNSUPPORTED:
         if name in given and not (name == "input_format" and given[name] in ("", "text")):
@@ -231,10 +266,10 @@ def _convert(kind: int | None, value: Any) -> Any:
     return value
 
 
-def _with_hint(name: str, known: set[str]) -> str:
+def _with_hint(name: str) -> str:
     """``name``, with the option it most likely means (spm's names use "_", not "-")."""
-    close = difflib.get_close_matches(name.replace("-", "_"), sorted(known), n=1, cutoff=0.8)
-    return f"{name} (did you mean {close[0]}?)" if close else name
+    close = closest_option(name)
+    return f"{name} (did you mean {close}?)" if close else name
 
 
 def read_bool(name: str, value: Any) -> bool:
@@ -275,9 +310,13 @@ def check_model_prefix(prefix: str) -> str:
 
 
 __all__ = [
+    "OptionError",
     "TrainOptions",
     "build_options",
     "check_model_prefix",
+    "closest_option",
+    "flag_name",
+    "known_options",
     "parse_flag_args",
     "parse_flag_string",
     "read_bool",

@@ -23,6 +23,7 @@ from brahmic_pua.io.progress import Progress
 from brahmic_pua.normalize import Normalizer
 from brahmic_pua.segment.counting import CorpusCounts, count_batches
 from brahmic_pua.trainer.corpus import CorpusStats, spm_line_text, text_writer
+from brahmic_pua.trainer.signals import die_with_parent, signals_deferred
 
 #: Ranges: about four per worker, so that one slow worker does not hold up the reduce.
 RANGES_PER_WORKER = 4
@@ -83,18 +84,26 @@ def count_in_processes(
     part: Callable[[], str],
 ) -> tuple[CorpusCounts, CorpusStats]:
     """Counts and statistics of ``files`` from ``workers`` processes; each range's lines go to
-    a new file from ``part()`` (the parts of spm's line file, in order)."""
-    with ProcessPoolExecutor(workers, mp_context=get_context("fork")) as pool:
-        jobs: list[Future[tuple[CorpusCounts, CorpusStats]]] = [
-            pool.submit(count_spans, group, normalize, policy, part())
-            for group in plan_ranges(files, workers)
-        ]
-        try:
-            return reduce_in_order((job.result() for job in jobs), files, progress)
-        except BaseException:
-            for job in jobs:
-                job.cancel()
-            raise
+    a new file from ``part()`` (the parts of spm's line file, in order).
+
+    The workers die with this process (SIGKILL included), leave Ctrl-C to it, and are ended at
+    once when the count fails or is interrupted, instead of finishing their ranges."""
+    pool = ProcessPoolExecutor(workers, get_context("fork"), die_with_parent, (os.getpid(),))
+    jobs: list[Future[tuple[CorpusCounts, CorpusStats]]] = []
+    try:
+        with signals_deferred():  # the workers are forked at the first submit
+            for group in plan_ranges(files, workers):
+                jobs.append(pool.submit(count_spans, group, normalize, policy, part()))
+        return reduce_in_order((job.result() for job in jobs), files, progress)
+    except BaseException:
+        for job in jobs:
+            job.cancel()
+        # (Python 3.14 has pool.terminate_workers(); until then its table of processes)
+        for process in list((pool._processes or {}).values()):
+            process.kill()
+        raise
+    finally:
+        pool.shutdown()
 
 
 def reduce_in_order(

@@ -12,8 +12,8 @@ from __future__ import annotations
 import importlib
 import logging
 import os
-import signal
 import socket
+import tempfile
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -23,6 +23,7 @@ from brahmic_pua.normalize import Normalizer
 from brahmic_pua.segment.counting import CorpusCounts
 from brahmic_pua.trainer.corpus import CorpusStats
 from brahmic_pua.trainer.range_count import count_spans, plan_ranges, reduce_in_order
+from brahmic_pua.trainer.signals import reinstall_sigterm, remove_tree, signals_deferred
 
 INSTALL = "pip install 'brahmic-pua[distributed]'"
 
@@ -37,29 +38,86 @@ def import_ray() -> Any:
 @contextmanager
 def ray_session(address: str | None = None, num_cpus: int | None = None) -> Iterator[Any]:
     """The ``ray`` module, connected: to a running session if there is one, else to the cluster
-    at ``address``, else to a new local cluster of ``num_cpus`` CPUs, shut down afterwards."""
+    at ``address``, else to a new local cluster of ``num_cpus`` CPUs, shut down afterwards.
+
+    Signals stay the caller's (such as the CLI's: exit 143 on SIGTERM, temporary files
+    removed): Ray's driver would take SIGTERM over (exit 15, or 1 once its processes run), a
+    signal while Ray forks its processes would be lost, and Ray's shutdown resets SIGTERM to
+    the default behind Python's back. A local cluster keeps its session folder (logs, sockets)
+    in a temporary folder of ours, removed with it: Ray leaves it behind under $TMPDIR/ray."""
     ray = import_ray()
     if ray.is_initialized():
         yield ray
         return
     if address:
         check_reachable(address)
-    terminate = signal.getsignal(signal.SIGTERM)
-    ray.init(
-        address=address,
-        num_cpus=None if address else num_cpus,
-        include_dashboard=False,
-        logging_level=logging.ERROR,
-        log_to_driver=False,
-    )
-    # Ray's driver takes SIGTERM over (exit 15 and a stack dump); the caller's handler, such as
-    # the CLI's (exit 143, temporary files removed), is put back.
-    if terminate is not None and threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, terminate)
+    root = _session_root(address)
     try:
+        with signals_deferred(), _sigterm_left_alone():
+            ray.init(
+                address=address,
+                num_cpus=None if address else num_cpus,
+                include_dashboard=False,
+                logging_level=logging.ERROR,
+                log_to_driver=False,
+                **({"_temp_dir": root} if root else {}),
+            )
         yield ray
     finally:
-        ray.shutdown()
+        # (ours: wait for its processes, which write in the folder until they end)
+        ray.shutdown(**({"wait_for_processes": True} if root else {}))
+        reinstall_sigterm()
+        if root:
+            remove_tree(root)
+
+
+#: Longest path of a Unix socket (sun_path less its NUL), which Ray checks its sockets against.
+MAX_SOCKET_PATH = 107
+SESSION_PREFIX = "brahmic_pua_ray_"
+
+
+def _session_root(address: str | None) -> str | None:
+    """A new folder for the session of the local cluster ``ray.init`` will start (its
+    ``_temp_dir``): in $RAY_TMPDIR or $TMPDIR, or in /tmp where the path of Ray's sockets in
+    the folder would be too long (as Ray itself falls back to /tmp on macOS). None when Ray will
+    connect to a cluster instead: an address, or one of ``ray start``, which Ray finds through
+    its own temporary folder (that ``_temp_dir`` would hide)."""
+    if address or os.environ.get("RAY_ADDRESS"):
+        return None
+    try:
+        started = importlib.import_module("ray._common.utils").get_ray_address_file(None)
+    except (ImportError, AttributeError):  # another Ray: its own folder, as before
+        return None
+    if os.path.exists(started):
+        return None
+    # Ray's longest socket path: ROOT/session_<date and time, 26 characters>_<pid>/sockets/…
+    inside = os.path.join(f"session_{'0' * 26}_{os.getpid()}", "sockets", "plasma_store")
+    for base in (os.environ.get("RAY_TMPDIR") or tempfile.gettempdir(), "/tmp"):
+        root = os.path.join(os.path.abspath(base), f"{SESSION_PREFIX}{'0' * 8}", inside)
+        if len(os.fsencode(root)) <= MAX_SOCKET_PATH:
+            os.makedirs(base, exist_ok=True)  # (RAY_TMPDIR need not exist: Ray makes it)
+            return tempfile.mkdtemp(prefix=SESSION_PREFIX, dir=base)
+    return None
+
+
+@contextmanager
+def _sigterm_left_alone() -> Iterator[None]:
+    """``ray.init`` without the SIGTERM handlers it installs (its driver's, exit 15, then its
+    node's, exit 1 after stopping its processes): the caller's stays in force throughout."""
+    try:
+        utils: Any = importlib.import_module("ray._private.utils")  # (Ray is read as Any)
+    except ImportError:
+        yield
+        return
+    install = getattr(utils, "set_sigterm_handler", None)
+    if install is None or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    utils.set_sigterm_handler = lambda handler: None
+    try:
+        yield
+    finally:
+        utils.set_sigterm_handler = install
 
 
 def check_reachable(address: str) -> None:

@@ -9,7 +9,6 @@ UNUSED and the brahmic_pua manifest appended, and is moved into place with its `
 from __future__ import annotations
 
 import sys
-import tempfile
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,11 +37,19 @@ from brahmic_pua.trainer.alphabet import (
     plan,
     symbol_counts,
 )
-from brahmic_pua.trainer.checks import symbol_list, user_symbols, weakened_guarantees
+from brahmic_pua.trainer.checks import (
+    no_brahmic_text,
+    symbol_list,
+    unused_seeds,
+    user_symbols,
+    vocab_too_large,
+    weakened_guarantees,
+)
 from brahmic_pua.trainer.corpus import Corpus
 from brahmic_pua.trainer.engine import count_clusters
 from brahmic_pua.trainer.fit import fit
 from brahmic_pua.trainer.options import TrainOptions, build_options, read_bool
+from brahmic_pua.trainer.signals import temporary_folder, terminated_cleanly
 from brahmic_pua.trainer.word_starts import complete_word_starts
 
 DEFAULT_MAX_SENTENCE_LENGTH = 4192
@@ -99,11 +106,14 @@ def _reserved_pieces(options: dict[str, Any]) -> int:
     return meta + symbols
 
 
+@terminated_cleanly()
 def train_model(arg: str | None = None, **kwargs: Any) -> TrainReport:
     """Train and write ``<model_prefix>.model`` / ``.vocab``; see :class:`SentencePieceTrainer`.
 
     Everything that can be checked without the corpus is checked first: options, symbols,
     output paths. An option that turns a guarantee off is reported in one line on stderr.
+    Temporary files are removed however the run ends, on SIGINT and SIGTERM too (Python's
+    default SIGTERM included: :func:`~brahmic_pua.trainer.signals.terminated_cleanly`).
     """
     options = build_options(arg, kwargs, progress=sys.stderr.isatty())
     prefix = str(options.spm["model_prefix"])
@@ -114,6 +124,8 @@ def train_model(arg: str | None = None, **kwargs: Any) -> TrainReport:
         # before its rules run, so literal codes in the text stay escaped.
         options.spm["user_defined_symbols"] = user_symbols(options.spm, options.normalization)
     warnings = weakened_guarantees(options.spm)
+    if (unused := unused_seeds(options.filters, options.seeds is not None)) is not None:
+        warnings.append(unused)
     for warning in warnings:
         print(f"brahmic_pua: {warning}", file=sys.stderr)
     n = normalizer(options.normalization, _folding(options))
@@ -178,8 +190,16 @@ def _train(
         opts["max_sentence_length"] = max(DEFAULT_MAX_SENTENCE_LENGTH, needed)
     limit = int(opts["max_sentence_length"])
     prefix = str(opts.pop("model_prefix"))
-    with tempfile.TemporaryDirectory(prefix="brahmic_pua_train_") as work:
-        model, too_long = fit(corpus, codec, n, opts, work)
+    if (nothing := no_brahmic_text(codec)) is not None:  # after the checks that fail at once
+        print(f"brahmic_pua: {nothing}", file=sys.stderr)
+        warnings.append(nothing)
+    with temporary_folder("brahmic_pua_train_") as work:
+        try:
+            model, too_long = fit(corpus, codec, n, opts, work)
+        except ValueError as error:  # spm's "Vocabulary size too high", in our words
+            if (message := vocab_too_large(str(error))) is None:
+                raise
+            raise ValueError(message) from None
         codec = _drop_codes_without_piece(model, codec, n, work)
         disabled = _finish(model, codec, prefix)
         starts = 0
