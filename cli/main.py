@@ -20,6 +20,7 @@ from types import FrameType
 from typing import Any, BinaryIO, NoReturn
 
 import click
+from click._termui_impl import AFTER_BAR
 
 from brahmic_pua import POLICIES, SCRIPT_NAMES, PUACodec, SentencePieceProcessor, segment
 from brahmic_pua.io.lines import stream_lines
@@ -66,8 +67,9 @@ def _terminate(signum: int, frame: FrameType | None) -> NoReturn:
 
 
 def _interrupted() -> None:
-    """Ctrl-C's one line (on a terminal after a line end, as the ``^C`` echo needs one)."""
-    click.echo(f"{chr(10) if sys.stderr.isatty() else ''}Error: interrupted", err=True)
+    """Ctrl-C's one line (on a terminal after a line end, as the ``^C`` echo needs one, and
+    with the cursor a progress bar hid shown again)."""
+    click.echo(f"{AFTER_BAR if sys.stderr.isatty() else ''}Error: interrupted", err=True)
 
 
 def _exit_now(code: object) -> NoReturn:

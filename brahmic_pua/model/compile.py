@@ -14,8 +14,12 @@ import sentencepiece as spm
 from brahmic_pua.model.proto import parse_model
 
 
-def compile_rules(forward: str, backward: str, work: str | Path) -> tuple[bytes, bytes]:
-    """(normalizer, denormalizer) charsmaps for two rule files' text, built in ``work``."""
+def compile_rules(
+    forward: str, backward: str, work: str | Path, minloglevel: int = 2
+) -> tuple[bytes, bytes]:
+    """(normalizer, denormalizer) charsmaps for two rule files' text, built in ``work``.
+    ``minloglevel`` is spm's (one level for the whole process): alongside a training, that
+    training's own, so as not to change its log halfway."""
     folder = Path(work)
     rules, derules = folder / "compile_normalize.tsv", folder / "compile_denormalize.tsv"
     rules.write_text(forward, encoding="utf-8")
@@ -30,7 +34,7 @@ def compile_rules(forward: str, backward: str, work: str | Path) -> tuple[bytes,
         byte_fallback=False,
         normalization_rule_tsv=str(rules),
         denormalization_rule_tsv=str(derules),
-        minloglevel=2,
+        minloglevel=minloglevel,
     )
     model = parse_model(Path(f"{prefix}.model").read_bytes())
     return (

@@ -12,6 +12,10 @@ main thread only, between bytecodes, so a main thread inside spm's C++ would tak
 SIGTERM only when spm returns, and an iterator that spm calls would get the signal's exception,
 which spm turns into a training error (exit 1, not 130). An interrupted spm cannot be stopped:
 its thread (a daemon) is left to the process's end (:func:`spm_running`).
+
+On the progress display the training is a phase, "training SentencePiece (unigram)", with what
+spm's log says it is at (:mod:`brahmic_pua.trainer.spm_log`), then "compiling rules" while the
+rules are still being built once spm is done.
 """
 
 from __future__ import annotations
@@ -24,11 +28,13 @@ from typing import Any, TypeVar
 import sentencepiece as spm
 
 from brahmic_pua.codec import PUACodec
+from brahmic_pua.io.progress import Phases
 from brahmic_pua.model.compile import compile_rules
 from brahmic_pua.model.proto import parse_model
 from brahmic_pua.model.rules import rule_files, training_rule_files
 from brahmic_pua.normalize import Normalizer
 from brahmic_pua.trainer.corpus import BLOCK, ESCAPED_BLOCK, Corpus
+from brahmic_pua.trainer.spm_log import SpmLog, captured
 
 T = TypeVar("T")
 
@@ -39,9 +45,12 @@ def fit(
     n: Normalizer,
     options: dict[str, Any],
     work: str,
+    shown: Phases | None = None,
+    read_log: bool = False,
 ) -> tuple[Any, int]:
     """spm's model, trained on the corpus's lines with the complete normalizer in it, and the
-    number of lines spm skipped as longer than ``max_sentence_length``."""
+    number of lines spm skipped as longer than ``max_sentence_length``. ``shown``: the phases'
+    display; ``read_log``: spm's log may be read for it (the caller did not ask for it)."""
     limit = int(options["max_sentence_length"])
     too_long = 0
     if corpus.stats.longest_line_bytes > limit:
@@ -53,26 +62,42 @@ def fit(
     if path is None:
         source = {"sentence_iterator": _escaped(corpus.lines(), stop)}
     prefix = Path(work, "model")
+    shown = shown if shown is not None else Phases(False)
+    label = f"training SentencePiece ({str(options.get('model_type', 'unigram')).lower()})"
+    log = None
+    if read_log and shown.enabled:  # (thread 0: no lines shown until spm's thread is known)
+        log = SpmLog(lambda say: shown.show(say, label), thread=0)
+    with captured(log) as capture, shown.writing_to(capture.stderr):
+        spm_options = {**options, "minloglevel": 0} if capture.active else options
+        level = int(spm_options.get("minloglevel", 2))
 
-    def train() -> None:
-        spm.SentencePieceTrainer.train(
-            **source,
-            model_prefix=str(prefix),
-            normalization_rule_tsv=_write(work, "normalize.tsv", forward),
-            denormalization_rule_tsv=_write(work, "denormalize.tsv", backward),
-            **options,
-        )
+        def train() -> None:
+            if log is not None:
+                log.thread = threading.get_native_id()
+            spm.SentencePieceTrainer.train(
+                **source,
+                model_prefix=str(prefix),
+                normalization_rule_tsv=_write(work, "normalize.tsv", forward),
+                denormalization_rule_tsv=_write(work, "denormalize.tsv", backward),
+                **spm_options,
+            )
 
-    def complete() -> bytes:
-        return _run(lambda: compile_rules(*rule_files(codec, n), work)[0])
+        def complete(level: int = level) -> bytes:  # spm's level: alongside, the training's
+            return _run(lambda: compile_rules(*rule_files(codec, n), work, level)[0])
 
-    if not n.composes:  # without NFC, the codec's rules are all the rules
-        charsmap = _alongside(train, None, stop)
-    elif path:
-        charsmap = _alongside(train, complete, stop)
-    else:
-        _alongside(train, None, stop)
-        charsmap = complete()
+        # spm's own log on stderr (minloglevel < 2, asked for): no line redrawn over it
+        live = capture.active or level >= 2 or "logstream" in options
+        shown.start(label, live)
+        if not n.composes:  # without NFC, the codec's rules are all the rules
+            charsmap = _alongside(train, None, stop)
+        elif path:
+            charsmap = _alongside(train, complete, stop, shown)
+        else:
+            charsmap = _alongside(train, None, stop)
+    if n.composes and not path:  # spm took the GIL for every line: one after the other
+        shown.start("compiling rules")
+        charsmap = complete(int(options.get("minloglevel", 2)))
+    shown.end()
     model = parse_model(Path(f"{prefix}.model").read_bytes())
     if charsmap is not None:
         model.normalizer_spec.precompiled_charsmap = charsmap
@@ -94,24 +119,37 @@ def spm_running() -> bool:
 
 
 def _alongside(
-    train: Callable[[], None], complete: Callable[[], bytes] | None, stop: threading.Event
+    train: Callable[[], None],
+    complete: Callable[[], bytes] | None,
+    stop: threading.Event,
+    shown: Phases | None = None,
 ) -> bytes | None:
     """``train()`` on a thread and ``complete()``, if given, here meanwhile; then wait for
     the thread. The thread is a daemon: Ctrl-C stops the waiting (``stop`` is then set), and
-    an interrupted process does not wait for spm to finish."""
+    an interrupted process does not wait for spm to finish. When spm is done first, ``shown``
+    moves on to "compiling rules"."""
     failure: list[BaseException] = []
+    compiling = threading.Lock()  # held while complete() runs
+    if complete is not None:
+        compiling.acquire()
 
     def run() -> None:
         try:
             _run(train)
         except BaseException as error:  # handed to the waiting thread
             failure.append(error)
+            return
+        if shown is not None and not compiling.acquire(blocking=False) and not stop.is_set():
+            shown.start("compiling rules")
 
     thread = threading.Thread(target=run, name="brahmic_pua-spm-train", daemon=True)
     _SPM_THREADS.append(thread)
     thread.start()
     try:
-        charsmap = complete() if complete is not None else None
+        charsmap = None
+        if complete is not None:
+            charsmap = complete()
+            compiling.release()
         thread.join()
     except BaseException:
         stop.set()

@@ -67,6 +67,7 @@ class TrainOptions:
     engine: str = "local"  # where clusters are counted: this process, or a Ray cluster
     ray_address: str | None = None
     complete_word_starts: bool = True
+    spm_log: bool = False  # the caller set minloglevel or logstream: spm's log is theirs
 
 
 def parse_flag_string(arg: str) -> dict[str, str]:
@@ -193,6 +194,7 @@ def _build_options(arg: str | None, kwargs: Mapping[str, Any], progress: bool) -
     if address is not None and options.engine != "ray":
         raise ValueError("ray_address is for engine=ray")
     options.ray_address = None if address is None else str(address)
+    options.spm_log = bool({"minloglevel", "logstream"} & set(given))
     options.spm.update(check_values(given))
     check_model_prefix(str(options.spm["model_prefix"]))
     return options

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from brahmic_pua.io.progress import Phases
 from brahmic_pua.normalize import Normalizer
 from brahmic_pua.segment.counting import CorpusCounts
 from brahmic_pua.trainer.corpus import CorpusStats
@@ -36,9 +37,13 @@ def import_ray() -> Any:
 
 
 @contextmanager
-def ray_session(address: str | None = None, num_cpus: int | None = None) -> Iterator[Any]:
+def ray_session(
+    address: str | None = None, num_cpus: int | None = None, progress: bool = False
+) -> Iterator[Any]:
     """The ``ray`` module, connected: to a running session if there is one, else to the cluster
     at ``address``, else to a new local cluster of ``num_cpus`` CPUs, shut down afterwards.
+    With ``progress``, "starting Ray" on the progress display while it starts (seconds), and
+    "stopping Ray" while a local cluster stops.
 
     Signals stay the caller's (such as the CLI's: exit 143 on SIGTERM, temporary files
     removed): Ray's driver would take SIGTERM over (exit 15, or 1 once its processes run), a
@@ -53,7 +58,8 @@ def ray_session(address: str | None = None, num_cpus: int | None = None) -> Iter
         check_reachable(address)
     root = _session_root(address)
     try:
-        with signals_deferred(), _sigterm_left_alone():
+        with signals_deferred(), _sigterm_left_alone(), Phases(progress) as shown:
+            shown.start("starting Ray" if root else "connecting to Ray")
             ray.init(
                 address=address,
                 num_cpus=None if address else num_cpus,
@@ -64,8 +70,10 @@ def ray_session(address: str | None = None, num_cpus: int | None = None) -> Iter
             )
         yield ray
     finally:
-        # (ours: wait for its processes, which write in the folder until they end)
-        ray.shutdown(**({"wait_for_processes": True} if root else {}))
+        with Phases(progress and root is not None) as shown:
+            shown.start("stopping Ray")
+            # (ours: wait for its processes, which write in the folder until they end)
+            ray.shutdown(**({"wait_for_processes": True} if root else {}))
         reinstall_sigterm()
         if root:
             remove_tree(root)
@@ -156,7 +164,7 @@ def count_on_ray(
 ) -> tuple[CorpusCounts, CorpusStats]:
     """Cluster and character counts of ``inputs`` and their line statistics, counted by Ray
     tasks over line ranges (about four per CPU), reduced in input order."""
-    with ray_session(address) as ray:
+    with ray_session(address, progress=progress) as ray:
         task = ray.remote(num_cpus=1)(count_spans)
         files = [os.path.abspath(name) for name in inputs]  # workers may run elsewhere
         groups = plan_ranges(files, cluster_cpus(ray))

@@ -17,6 +17,7 @@ from typing import Any
 from brahmic_pua.codec import PUACodec
 from brahmic_pua.codec.layout import RESERVED
 from brahmic_pua.io.atomic import check_writable, write_atomic_many
+from brahmic_pua.io.progress import Phases
 from brahmic_pua.model.compile import compile_rules
 from brahmic_pua.model.manifest import Manifest, embed
 from brahmic_pua.model.pieces import (
@@ -193,25 +194,29 @@ def _train(
     if (nothing := no_brahmic_text(codec)) is not None:  # after the checks that fail at once
         print(f"brahmic_pua: {nothing}", file=sys.stderr)
         warnings.append(nothing)
-    with temporary_folder("brahmic_pua_train_") as work:
+    with temporary_folder("brahmic_pua_train_") as work, Phases(options.progress) as shown:
         try:
-            model, too_long = fit(corpus, codec, n, opts, work)
+            model, too_long = fit(corpus, codec, n, opts, work, shown, not options.spm_log)
         except ValueError as error:  # spm's "Vocabulary size too high", in our words
             if (message := vocab_too_large(str(error))) is None:
                 raise
             raise ValueError(message) from None
-        codec = _drop_codes_without_piece(model, codec, n, work)
+        codec = _drop_codes_without_piece(model, codec, n, work, shown)
         disabled = _finish(model, codec, prefix)
         starts = 0
         if options.complete_word_starts:
+            if model_type == "unigram":  # (the others are left alone)
+                shown.start("completing word starts")
             starts = complete_word_starts(model, corpus.lines())
         filtered = None
         if options.filters:
+            shown.start(f"filters ({', '.join(options.filters)})")
             filtered = filter_model(
                 model, options.filters, codec=codec, normalizer=n, seeds=options.seeds,
                 corpus=corpus.lines(), theta=options.theta,
                 theta_per_million=options.theta_per_million,
             )  # fmt: skip
+        shown.start("writing the model")
         data = embed(model.SerializeToString(), Manifest(codec, n.mode, n.folding))
         model_file, vocab_file = f"{prefix}.model", f"{prefix}.vocab"
         write_atomic_many({model_file: data, vocab_file: vocab_text(model, codec)})
@@ -224,7 +229,9 @@ def _train(
     return report
 
 
-def _drop_codes_without_piece(model: Any, codec: PUACodec, n: Normalizer, work: str) -> PUACodec:
+def _drop_codes_without_piece(
+    model: Any, codec: PUACodec, n: Normalizer, work: str, shown: Phases
+) -> PUACodec:
     """The codec without clusters spm gave no piece (character_coverage can drop a code we
     planned to keep), with the model's rules recompiled to match; usually nothing to do."""
     usable = {p.piece for p in model.pieces if p.type in (NORMAL, USER_DEFINED)}
@@ -232,6 +239,7 @@ def _drop_codes_without_piece(model: Any, codec: PUACodec, n: Normalizer, work: 
     if len(kept) == len(codec):
         return codec
     codec = codec.restricted(kept)
+    shown.start("compiling rules again, for the clusters spm kept")
     forward, backward = compile_rules(*rule_files(codec, n), work)
     model.normalizer_spec.precompiled_charsmap = forward
     model.denormalizer_spec.precompiled_charsmap = backward

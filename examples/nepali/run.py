@@ -11,7 +11,8 @@ Trains, on ne.train.txt minus its last --held_out lines, at the same vocabulary 
 and prints, for each model type: every `brahmic_pua.evaluation.evaluate` metric on the held-out
 lines
 (NSL against plain spm), the pieces each filter disabled and the fertility each one costs
-alone, and the segmentation of the README's sentence.
+alone, and the segmentation of the README's sentence. Each step is a line on stderr with its
+time (the progress display of brahmic_pua.io.progress), the report goes to stdout.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import brahmic_pua
 from brahmic_pua.evaluation.evaluate import evaluate, format_table
 from brahmic_pua.evaluation.metrics import fertility
 from brahmic_pua.io.lines import file_lines
+from brahmic_pua.io.progress import Phases
 from brahmic_pua.nepbpe.filters import FILTERS, apply_filters
 from brahmic_pua.nepbpe.seeds import nepali_seeds
 
@@ -46,11 +48,12 @@ def cli(*args: str) -> str:
 
 
 def train_all(
-    args: argparse.Namespace, model_type: str, train: Path, work: Path
+    args: argparse.Namespace, model_type: str, train: Path, work: Path, steps: Phases
 ) -> dict[str, Path]:
     """The three models of one type; returns their .model paths."""
     size = str(args.vocab_size)
     plain = work / f"plain_{model_type}"
+    steps.start(f"{model_type}: training plain spm")
     with open(train, encoding="utf-8") as lines:
         sentencepiece.SentencePieceTrainer.train(
             sentence_iterator=lines, model_prefix=str(plain), vocab_size=args.vocab_size,
@@ -60,18 +63,22 @@ def train_all(
         )  # fmt: skip
     ours = work / f"ours_{model_type}"
     common = ["--input", str(train), "--vocab_size", size, "--model_type", model_type]
+    steps.start(f"{model_type}: brahmic-pua train")
     cli("train", *common, "--model_prefix", str(ours))
     layered = work / f"nepbpe_{model_type}"
+    steps.start(f"{model_type}: brahmic-pua train --normalization nepali-lm --nepali_seeds")
     cli(
         "train", *common, "--model_prefix", str(work / f"seeded_{model_type}"),
         "--normalization", "nepali-lm", "--nepali_seeds",
     )  # fmt: skip
+    steps.start(f"{model_type}: brahmic-pua filter --filters all")
     filtered = cli(
         "filter", "--model", str(work / f"seeded_{model_type}.model"),
         "--output", f"{layered}.model", "--filters", ",".join(FILTERS), "--nepali-seeds",
         "--corpus", str(train),
     )  # fmt: skip
-    print(f"{model_type}: brahmic-pua filter\n{filtered.strip()}")
+    steps.end()
+    print(f"{model_type}: brahmic-pua filter\n{filtered.strip()}", flush=True)
     return {
         "plain spm": Path(f"{plain}.model"),
         "brahmic_pua": Path(f"{ours}.model"),
@@ -110,21 +117,31 @@ def main() -> None:
     if args.quick:
         args.vocab_size, args.held_out, args.train_lines = 2000, 300, 4000
         args.model_types = ["unigram"]
-    lines = list(file_lines(args.corpus))  # the trainer's line rule (brahmic_pua.io.lines)
-    held = [line for line in lines[-args.held_out :] if line.strip()]
-    train = lines[: -args.held_out]
-    if args.train_lines:
-        train = train[: args.train_lines]
-    print(f"training on {len(train):,} lines, held out {len(held):,}; vocab {args.vocab_size}\n")
-    with tempfile.TemporaryDirectory(prefix="brahmic_pua_nepali_") as folder:
-        work = Path(folder)
-        train_file = work / "train.txt"
-        train_file.write_text("\n".join(train) + "\n", encoding="utf-8")
-        for model_type in args.model_types:
-            report(model_type, train_all(args, model_type, train_file, work), train, held)
+    with Phases(True) as steps:
+        steps.start("reading the corpus")
+        lines = list(file_lines(args.corpus))  # the trainer's line rule (brahmic_pua.io.lines)
+        steps.end()
+        held = [line for line in lines[-args.held_out :] if line.strip()]
+        train = lines[: -args.held_out]
+        if args.train_lines:
+            train = train[: args.train_lines]
+        print(
+            f"training on {len(train):,} lines, held out {len(held):,}; vocab {args.vocab_size}\n",
+            flush=True,
+        )
+        with tempfile.TemporaryDirectory(prefix="brahmic_pua_nepali_") as folder:
+            work = Path(folder)
+            train_file = work / "train.txt"
+            train_file.write_text("\n".join(train) + "\n", encoding="utf-8")
+            for model_type in args.model_types:
+                paths = train_all(args, model_type, train_file, work, steps)
+                report(model_type, paths, train, held, steps)
 
 
-def report(model_type: str, paths: dict[str, Path], train: list[str], held: list[str]) -> None:
+def report(
+    model_type: str, paths: dict[str, Path], train: list[str], held: list[str], steps: Phases
+) -> None:
+    steps.start(f"{model_type}: evaluating on the held-out lines")
     processors: dict[str, Any] = {
         name: brahmic_pua.SentencePieceProcessor(model_file=str(path))
         for name, path in paths.items()
@@ -132,12 +149,16 @@ def report(model_type: str, paths: dict[str, Path], train: list[str], held: list
     }
     plain = processors["plain spm"]
     columns = {name: evaluate(sp, held, baseline=plain) for name, sp in processors.items()}
+    steps.start(f"{model_type}: each filter's cost")
+    costs = filter_costs(paths["seeded"], train, held)
+    steps.end()
     print(f"\n## {model_type}, {len(held):,} held-out lines\n")
     print(format_table(columns))
-    print("\n" + "\n".join(filter_costs(paths["seeded"], train, held)))
+    print("\n" + "\n".join(costs))
     print(f"\n{SENTENCE}")
     for name, sp in processors.items():
         print(f"  {name:15} {' | '.join(sp.encode(SENTENCE, out_type=str))}")
+    sys.stdout.flush()
 
 
 if __name__ == "__main__":
