@@ -36,12 +36,14 @@ def encode_on_ray(
     workers: int,
     address: str | None,
     done: Callable[[Record], None],
+    progress: bool = False,
 ) -> None:
     """Write ``jobs`` on ``workers`` actors (at most one per CPU of the cluster), each taking
-    the next shard when it finishes one; ``done`` gets each shard's record as it completes."""
+    the next shard when it finishes one; ``done`` gets each shard's record as it completes.
+    With ``progress``, Ray's start and stop (seconds each) show on the progress display."""
     if not jobs:
         return
-    with ray_session(address, workers) as ray:
+    with ray_session(address, workers, progress=progress) as ray:
         encoder = ray.remote(num_cpus=1)(ShardEncoder)
         shared = ray.put(model)
         actors = [encoder.remote(shared) for _ in range(min(workers, len(jobs), cluster_cpus(ray)))]

@@ -157,7 +157,7 @@ def _write(
     if engine == "ray":
         from brahmic_pua.integrations.distributed import encode_on_ray
 
-        encode_on_ray(data, todo, workers, ray_address, shown.update)
+        encode_on_ray(data, todo, workers, ray_address, shown.update, progress=progress)
     elif workers == 1 or len(todo) <= 1:
         for job in todo:
             shown.update(encode_shard(processor, job))
