@@ -35,8 +35,10 @@ CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
 
 def keep_every_cluster() -> None:
     """Arm A: no pruning before or after training."""
-    training.coded_clusters = lambda codec, symbols, kept: [c for _, c in codec.code_pairs()]  # type: ignore[assignment]
-    training._drop_codes_without_piece = lambda model, codec, mode, work: codec  # type: ignore[assignment]
+    vars(training).update(  # the trainer's module functions, replaced for this run
+        coded_clusters=lambda codec, symbols, kept: [c for _, c in codec.code_pairs()],
+        _drop_codes_without_piece=lambda model, codec, mode, work: codec,
+    )
 
 
 def main() -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from brahmic_pua import POLICIES, PUACodec, segment
@@ -87,7 +88,7 @@ def main() -> None:
         print(f"{name:34} {rate:7.1f} {target:7d} {rate / target:6.2f}")
     print()
     for policy in POLICIES:
-        seconds = best_seconds(lambda p=policy: segment(text, p), max(1, args.repeat // 2))
+        seconds = best_seconds(partial(segment, text, policy), max(1, args.repeat // 2))
         print(f"segment {policy:26} {megabytes / seconds:7.1f}")
 
 

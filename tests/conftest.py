@@ -1,4 +1,11 @@
-"""Shared fixtures: the real corpora in ../shared/corpora and a hypothesis profile."""
+"""Shared fixtures, the two sources of real text, and a hypothesis profile.
+
+Every test runs anywhere on the attributed samples that ship in ``brahmic_pua/data`` (``sample``,
+``TE_SAMPLE``, ``HI_SAMPLE``, and the ``models`` trained on them). Corpus-scale tests read the
+corpora in ``../shared/corpora`` (or the folder ``$BRAHMIC_PUA_CORPORA`` names) through ``read``,
+``corpus_files`` or ``corpus_models``, and carry the ``corpora`` marker: without the corpora they
+skip with one line, under CI they fail (docs/testing.md).
+"""
 
 from __future__ import annotations
 
@@ -6,13 +13,58 @@ import importlib.util
 import os
 import random
 import warnings
+from functools import cache
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
 
-CORPORA = Path(__file__).resolve().parents[1].parent / "shared" / "corpora"
+import brahmic_pua.data
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPORA_VARIABLE = "BRAHMIC_PUA_CORPORA"
+#: The corpora: the folder $BRAHMIC_PUA_CORPORA names, else ../shared/corpora beside the checkout.
+CORPORA = Path(os.environ.get(CORPORA_VARIABLE) or ROOT.parent / "shared" / "corpora")
+HAVE_CORPORA = CORPORA.is_dir() and any(CORPORA.glob("*.txt"))
+#: The corpus files (SOURCES.md there): what tests parametrized by file name where they are absent.
+CORPUS_NAMES = (
+    "bn.sample.txt", "en.sample.txt", "gu.sample.txt", "hi.sample.txt", "kn.sample.txt",
+    "ml.sample.txt", "mr.sample.txt", "ne.train.txt", "ta.sample.txt", "te.extra.txt",
+    "te.train.txt", "te.wikisource.txt", "vi.sample.txt",
+)  # fmt: skip
 TE = str(CORPORA / "te.train.txt")
+NO_CORPORA = (
+    f"corpus-scale test: no corpora in {CORPORA}; put the checkout beside shared/ "
+    f"(../shared/corpora) or set {CORPORA_VARIABLE} to their folder"
+)
+
+#: The samples that ship with the package (brahmic_pua/data/ATTRIBUTION.md): Telugu and Hindi
+#: Wikipedia sentences, CC BY-SA 4.0.
+SAMPLES = Path(brahmic_pua.data.__file__).parent
+TE_SAMPLE = str(SAMPLES / "te.sample.txt")
+HI_SAMPLE = str(SAMPLES / "hi.sample.txt")
+
+#: Written for the tests: a few words of eight other Brahmic scripts, with their two-part
+#: vowel signs (Bengali ো ৌ, Tamil ொ ோ ௌ, Kannada ೊ ೋ, Malayalam ൊ ോ ൌ, Odia ୋ ୌ,
+#: Sinhala ො ෝ) and nuktas, conjuncts and joiners, where the samples have Telugu and Hindi only.
+OTHER_SCRIPTS = [
+    "বাংলা ভাষা কোন দিকে যাবো কৌশল গৌরব বোন মৌমাছি র‍্যাব ক্ষমা য়",
+    "தமிழ் மொழி கொடி தோட்டம் பொருள் கௌரவம் நோக்கம் சொல் ஸ்ரீ க்ஷ",
+    "ಕನ್ನಡ ಭಾಷೆ ಕೋಟೆ ಹೊಸ ಕೊಡು ಮೋಡ ಬೇರೆ ಕೈ ಹೋಗು ಕ್ಷಣ ಪ್ರೀತಿ",
+    "മലയാളം കൊച്ചി പോലെ കൌതുകം മൊഴി തോട് ന്റെ ൻ ക്ഷ",
+    "ଓଡ଼ିଆ ଭାଷା କୋଣ କୌଣସି ବୋଲି ଶକ୍ତି",
+    "සිංහල භාෂාව කොළඹ දෝෂය ශ්‍රී ලංකා",
+    "ગુજરાતી ભાષા કોઈ મોટું ક્ષેત્ર",
+    "ਪੰਜਾਬੀ ਭਾਸ਼ਾ ਕੋਈ ਖ਼ਬਰ ਸ੍ਵਾਮੀ",
+]
+
+#: Written for the tests (no corpus text in it): 40 lines of Nepali with the spellings the
+#: nepali-lm table folds (सँग/संग/सङ्ग, हुंदा, दु:ख, प्राय:, ।।), a ZWJ and the seed morphemes.
+NEPALI = (ROOT / "tests" / "fixtures" / "ne.written.txt").read_text(encoding="utf-8").splitlines()
+
+#: Marks a test that reads the corpora: ``@corpora`` on a test, ``pytestmark = corpora`` on a
+#: module, ``pytest.param(..., marks=corpora)`` on one case of a parametrized test.
+corpora = pytest.mark.corpora
 
 settings.register_profile(
     "default", deadline=None, suppress_health_check=[HealthCheck.too_slow], max_examples=150
@@ -27,6 +79,28 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers",
         "spm_patch: needs the binaries of patches/build.sh in BRAHMIC_SPM_BIN (else skips)",
     )
+    config.addinivalue_line(
+        "markers",
+        f"corpora: reads the corpora (../shared/corpora or ${CORPORA_VARIABLE}); skips without "
+        "them, fails under CI",
+    )
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """A test marked ``corpora`` skips (fails under CI) before its fixtures are set up."""
+    if item.get_closest_marker("corpora") is not None:
+        need_corpora()
+
+
+def need_corpora() -> None:
+    """Skip, with the one line that says how to get them, where the corpora are absent; fail
+    instead under CI, which must not pass with the corpus-scale tests unrun. Every skip is
+    raised here, so that ``-rs`` folds them into one line."""
+    if HAVE_CORPORA:
+        return
+    if os.environ.get("CI"):
+        pytest.fail(f"CI is set but the corpora are missing: {NO_CORPORA}", pytrace=False)
+    pytest.skip(NO_CORPORA, allow_module_level=True)
 
 
 def require_extra(module: str, extra: str, untested: str) -> None:
@@ -43,17 +117,42 @@ def require_extra(module: str, extra: str, untested: str) -> None:
 
 
 def corpus_files() -> list[Path]:
-    files = sorted(CORPORA.glob("*.txt"))
-    if not files:
-        raise RuntimeError(
-            f"no corpora under {CORPORA}: the tests read the real text in ../shared/corpora; "
-            "run them from a checkout that sits beside shared/"
-        )
-    return files
+    """The corpus files, for parametrizing a test marked ``corpora``: where the corpora are
+    absent, the names they would have (the test skips before it reads one)."""
+    if not HAVE_CORPORA:
+        return [CORPORA / name for name in CORPUS_NAMES]
+    return sorted(CORPORA.glob("*.txt"))
 
 
 def read(name: str) -> str:
+    """A corpus file (``te.train.txt``, ``ne.train.txt``...): for tests marked ``corpora``."""
+    need_corpora()
     return (CORPORA / name).read_text(encoding="utf-8")
+
+
+@cache
+def _sample_text(language: str) -> str:
+    return (SAMPLES / f"{language}.sample.txt").read_text(encoding="utf-8")
+
+
+def sample(language: str) -> list[str]:
+    """The lines of a shipped sample: ``"te"`` (1,142 lines of Telugu) or ``"hi"`` (665 of
+    Hindi), a new list on each call."""
+    return _sample_text(language).splitlines()
+
+
+#: The last lines of each sample, which ``models`` does not train on.
+HELD_OUT = 150
+
+
+def sample_held_out(language: str) -> list[str]:
+    """The last ``HELD_OUT`` lines of a sample: text the sample ``models`` never saw."""
+    return sample(language)[-HELD_OUT:]
+
+
+def sample_training(language: str) -> list[str]:
+    """A sample without its held-out lines: what the sample ``models`` train on."""
+    return sample(language)[:-HELD_OUT]
 
 
 def with_words(lines: list[str], extra: str, share: float, seed: int) -> list[str]:
@@ -68,14 +167,15 @@ def with_words(lines: list[str], extra: str, share: float, seed: int) -> list[st
 
 @pytest.fixture(scope="session")
 def plain(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """A plain spm model on Hindi, trained by stock sentencepiece: no brahmic_pua in it."""
+    """A plain spm model on Hindi (the sample's held-out lines aside), trained by stock
+    sentencepiece: no brahmic_pua in it."""
     import sentencepiece
 
-    lines = read("hi.sample.txt").splitlines()[:3000]
     prefix = tmp_path_factory.mktemp("plain") / "p"
     sentencepiece.SentencePieceTrainer.train(
-        sentence_iterator=iter(lines), model_prefix=str(prefix), vocab_size=1000, minloglevel=2
-    )
+        sentence_iterator=iter(sample_training("hi")), model_prefix=str(prefix), vocab_size=1000,
+        minloglevel=2,
+    )  # fmt: skip
     return f"{prefix}.model"
 
 
@@ -84,7 +184,7 @@ def grapheme_model(tmp_path_factory: pytest.TempPathFactory) -> str:
     """The grapheme policy, on Telugu where a vowel sign sits on a space: one cluster " ా"."""
     from brahmic_pua.trainer import train_model
 
-    lines = with_words(read("te.train.txt").splitlines()[:2000], " ా", 0.1, 1)
+    lines = with_words(sample("te"), " ా", 0.1, 1)
     prefix = tmp_path_factory.mktemp("grapheme") / "g"
     train_model(
         sentence_iterator=iter(lines), model_prefix=str(prefix), vocab_size=1500,
@@ -95,24 +195,56 @@ def grapheme_model(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 @pytest.fixture(scope="session")
 def te_train() -> str:
+    """te.train.txt: for tests marked ``corpora``."""
     return read("te.train.txt")
+
+
+#: Pieces of the sample models (the Telugu sample gives a Unigram model at most ~2,990).
+SAMPLE_VOCAB = 2500
+#: Pieces of the corpus models.
+CORPUS_VOCAB = 8000
 
 
 @pytest.fixture(scope="session")
 def models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """8000-piece Unigram and BPE models on te.train, and one on Telugu + Devanagari text,
-    trained once for every test module."""
+    """Unigram and BPE models on the Telugu sample, and a Unigram model on the Telugu and
+    Hindi samples ("mixed"), all but the held-out lines, trained once for every test module."""
     from brahmic_pua.trainer import train_model
 
     work = tmp_path_factory.mktemp("models")
     out: dict[str, Path] = {}
     for model_type in ("unigram", "bpe"):
         prefix = work / f"te_{model_type}"
-        train_model(input=TE, model_prefix=str(prefix), vocab_size=8000, model_type=model_type)
+        train_model(
+            sentence_iterator=iter(sample_training("te")), model_prefix=str(prefix),
+            vocab_size=SAMPLE_VOCAB, model_type=model_type,
+        )  # fmt: skip
+        out[model_type] = Path(f"{prefix}.model")
+    prefix = work / "mixed"
+    lines = sample_training("te") + sample_training("hi")
+    train_model(sentence_iterator=iter(lines), model_prefix=str(prefix), vocab_size=4000)
+    out["mixed"] = Path(f"{prefix}.model")
+    return out
+
+
+@pytest.fixture(scope="session")
+def corpus_models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """8000-piece Unigram and BPE models on te.train, and one on Telugu + Devanagari text, for
+    tests marked ``corpora``."""
+    from brahmic_pua.trainer import train_model
+
+    need_corpora()
+    work = tmp_path_factory.mktemp("corpus_models")
+    out: dict[str, Path] = {}
+    for model_type in ("unigram", "bpe"):
+        prefix = work / f"te_{model_type}"
+        train_model(
+            input=TE, model_prefix=str(prefix), vocab_size=CORPUS_VOCAB, model_type=model_type
+        )
         out[model_type] = Path(f"{prefix}.model")
     mixed = read("te.train.txt").splitlines()[:6000] + read("ne.train.txt").splitlines()[:3000]
     mixed += read("hi.sample.txt").splitlines()[:3000]
     prefix = work / "mixed"
-    train_model(sentence_iterator=iter(mixed), model_prefix=str(prefix), vocab_size=8000)
+    train_model(sentence_iterator=iter(mixed), model_prefix=str(prefix), vocab_size=CORPUS_VOCAB)
     out["mixed"] = Path(f"{prefix}.model")
     return out

@@ -1,27 +1,64 @@
 """Plain, slow versions of the steps that training and decoding do faster, for the tests in
 test_speed_paths.py, test_shards.py and test_distributed.py: each is the straightforward
-algorithm the fast one must agree with (reading a file line by line among them)."""
+algorithm the fast one must agree with (reading a file line by line among them).
+
+An oracle written again, not a caller of the code it checks: what it needs of Unicode comes from
+``unicodedata``; of brahmic_pua it takes only public names (the limits the rules are built with,
+the codec's table, the normalizer, the script tables and the longest-match pass)."""
 
 from __future__ import annotations
 
 import unicodedata
 from collections.abc import Iterator
 from functools import cache
-from itertools import permutations
+from itertools import combinations_with_replacement, pairwise, permutations
 
 from brahmic_pua.codec import PUACodec, cluster_script
 from brahmic_pua.model import rules as fast_rules
 from brahmic_pua.normalize import Normalizer
 from brahmic_pua.normalize.folding import ZWJ, LongestMatch
-from brahmic_pua.normalize.spellings import (
-    MAX_RUN,
-    MAX_SPELLINGS,
-    alone,
-    composites,
-    longest_decomposition,
-)
-from brahmic_pua.normalize.spellings import decomposing_characters as decomposing
+from brahmic_pua.normalize.spellings import MAX_RUN, MAX_SPELLINGS
+from brahmic_pua.orthography import indic_category, script_of_char
+from brahmic_pua.segment import segment
 from brahmic_pua.segment.counting import CorpusCounts, lookup_pattern
+
+
+@cache
+def composites() -> dict[str, tuple[str, ...]]:
+    """Full canonical decomposition -> the characters that decompose to it, from unicodedata."""
+    found: dict[str, list[str]] = {}
+    for cp in range(0x110000):
+        if 0xD800 <= cp <= 0xDFFF:
+            continue
+        ch = chr(cp)
+        decomposed = unicodedata.normalize("NFD", ch)
+        if decomposed != ch:
+            found.setdefault(decomposed, []).append(ch)
+    return {key: tuple(chars) for key, chars in found.items()}
+
+
+@cache
+def _longest_decomposition() -> int:
+    return max(map(len, composites()))
+
+
+def decomposing() -> list[str]:
+    """Every character whose NFD differs from itself."""
+    return [ch for chars in composites().values() for ch in chars]
+
+
+@cache
+def _in_decompositions() -> frozenset[str]:
+    return frozenset("".join(composites()))
+
+
+def alone(text: str) -> bool:
+    """No other spelling: nothing decomposes or composes, no two adjacent marks of different
+    combining classes could trade places."""
+    if not _in_decompositions().isdisjoint(text) or unicodedata.normalize("NFD", text) != text:
+        return False
+    classes = [unicodedata.combining(ch) for ch in text]
+    return not any(a and b and a != b for a, b in pairwise(classes))
 
 
 def count_corpus(texts: list[str], policy: str) -> CorpusCounts:
@@ -79,7 +116,7 @@ def run_orders(run: list[str]) -> list[str]:
 
 def _compositions(order: str) -> list[str]:
     table = composites()
-    longest = longest_decomposition()
+    longest = _longest_decomposition()
     size = len(order)
     tails: list[list[str]] = [[] for _ in range(size)] + [[""]]
     for i in range(size - 1, -1, -1):
@@ -102,6 +139,50 @@ def interacts(cluster: str, mark: str) -> bool:
     return moves or composes or not unicodedata.is_normalized("NFC", cluster + mark)
 
 
+@cache
+def _script_characters() -> dict[str, tuple[str, ...]]:
+    """Every character of each Brahmic script, in code point order."""
+    found: dict[str, list[str]] = {}
+    for cp in range(0x20000):  # the Brahmic scripts lie in the first two planes
+        script = script_of_char(chr(cp))
+        if script is not None:
+            found.setdefault(script, []).append(chr(cp))
+    return {script: tuple(chars) for script, chars in found.items()}
+
+
+@cache
+def _ending_characters() -> frozenset[str]:
+    return frozenset(ch for key in composites() for ch in key[1:])
+
+
+def reordering_marks(script: str | None) -> list[str]:
+    """The script's marks N can move (a combining class, Vedic cantillation marks aside) or
+    compose (the characters after the first of some character's decomposition)."""
+    ending = _ending_characters()
+    return [
+        ch
+        for ch in _script_characters().get(script or "", ())
+        if (unicodedata.combining(ch) and indic_category(ch) != "CANTILLATIONMARK") or ch in ending
+    ]
+
+
+def folding_sources(n: Normalizer, codec: PUACodec) -> list[str]:
+    """Each folding pattern, and the pattern followed by what makes the last cluster of its
+    replacement a longer cluster of the table."""
+    clusters = [cluster for _, cluster in codec.code_pairs()]
+    found = []
+    for pattern, replacement in n.folding.rules:
+        found.append(pattern)
+        last = segment(replacement, codec.policy)[-1]
+        found += [pattern + c[len(last) :] for c in clusters if c.startswith(last) and c != last]
+    return found
+
+
+def with_zwj(text: str) -> list[str]:
+    """``text`` with one ZWJ put in at each inner place."""
+    return [text[:i] + ZWJ + text[i:] for i in range(1, len(text))]
+
+
 def followed_by_marks(clusters: list[str]) -> list[str]:
     """Every frontier text spelled, sorted by its number of spellings."""
     found: dict[str, None] = {}
@@ -111,7 +192,7 @@ def followed_by_marks(clusters: list[str]) -> list[str]:
         step = {
             unicodedata.normalize("NFC", text + mark): None
             for text in frontier
-            for mark in fast_rules._reordering_marks(cluster_script(text))
+            for mark in reordering_marks(cluster_script(text))
             if interacts(text, mark)
         }
         frontier = sorted((t for t in step if t not in found), key=lambda t: len(spellings(t)))
@@ -122,6 +203,32 @@ def followed_by_marks(clusters: list[str]) -> list[str]:
             found[text] = None
         frontier = [text for text in frontier if text in found]
     return list(found)
+
+
+def mark_runs(clusters: list[str]) -> list[str]:
+    """NFC of every run of one to ``MARK_RUN`` marks with a combining class of each script of
+    ``clusters`` (each multiset once), and of those shorter than ``MARK_RUN`` after a vowel sign
+    whose decomposition ends with such a mark."""
+    scripts = sorted({script for script in map(cluster_script, clusters) if script is not None})
+    runs: dict[str, None] = {}
+    for script in scripts:
+        marks = [mark for mark in reordering_marks(script) if unicodedata.combining(mark)]
+        signs = [ch for ch in _script_characters()[script] if _decomposing_sign(ch)]
+        for size in range(1, fast_rules.MARK_RUN + 1):
+            for run in combinations_with_replacement(marks, size):
+                for sign in ["", *signs] if size < fast_rules.MARK_RUN else [""]:
+                    if size > 1 or sign:
+                        runs[unicodedata.normalize("NFC", sign + "".join(run))] = None
+    return list(runs)
+
+
+def _decomposing_sign(ch: str) -> bool:
+    decomposed = unicodedata.normalize("NFD", ch)
+    return (
+        unicodedata.category(ch).startswith("M")
+        and len(decomposed) > 1
+        and unicodedata.combining(decomposed[-1]) > 0
+    )
 
 
 def normalizer_rules(codec: PUACodec, n: Normalizer) -> list[tuple[str, str]]:
@@ -135,17 +242,24 @@ def normalizer_rules(codec: PUACodec, n: Normalizer) -> list[tuple[str, str]]:
     characters = sorted({unicodedata.normalize("NFC", ch) for ch in decomposing()})
     wanted = [*rules, *characters]
     wanted += [unicodedata.normalize("NFC", source) for source, _ in base if n(source) != source]
-    brahmic = [text for text in characters if cluster_script(text) is not None]
-    wanted += followed_by_marks([cluster for cluster in rules if not alone(cluster)] + brahmic)
-    folded = fast_rules._folding_sources(n, codec)
+    followed = followed_by_marks(list(rules)) + mark_runs(list(rules))
+    wanted += followed
+    letters = [text for text in characters if cluster_script(text) is not None]
+    wanted += followed_by_marks(letters)
+    folded = folding_sources(n, codec)
     wanted += folded
     if n.strips_zwj:
-        wanted += [ZWJ, *(t for s in [*rules, *folded] for t in fast_rules._with_zwj(s))]
+        wanted += [ZWJ, *(t for s in [*rules, *folded] for t in with_zwj(s))]
     extra: dict[str, str] = {}
     for text in wanted:
         for spelled in spellings(text):
             if spelled not in rules and spelled not in extra and n(spelled) != spelled:
                 extra[spelled] = match(n(spelled))
+    if n.strips_zwj:
+        for text in [*letters, *followed]:
+            for joined in (j for spelled in spellings(text) for j in with_zwj(spelled)):
+                if joined not in rules and joined not in extra:
+                    extra[joined] = match(n(joined))
 
     def prefixes(source: str) -> int:
         return sum(

@@ -1,11 +1,12 @@
 """``brahmic-pua audit`` (issue #9, item 1): counts on a hand-built vocabulary, on a plain spm
-model and brahmic_pua models trained on te.train and measured on held-out te.extra text, and on
-Hugging Face tokenizer.json files built here with ``tokenizers``."""
+model and brahmic_pua models trained on the Telugu sample and measured on its held-out lines, and
+on Hugging Face tokenizer.json files built here with ``tokenizers``."""
 
 from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -13,7 +14,7 @@ from typing import Any
 import pytest
 import sentencepiece
 from click.testing import CliRunner
-from conftest import CORPORA, TE, require_extra
+from conftest import require_extra, sample_held_out, sample_training
 
 from brahmic_pua.cli.main import main
 from brahmic_pua.evaluation import metrics
@@ -29,8 +30,6 @@ from brahmic_pua.evaluation.audit import (
 )
 from brahmic_pua.evaluation.metrics import ends_in_conjunct_virama, split_conjuncts
 
-HELD_OUT = 400
-
 
 def tokenizers_module() -> ModuleType:
     """The optional tokenizers package (the hf extra)."""
@@ -42,18 +41,18 @@ def tokenizers_module() -> ModuleType:
 
 @pytest.fixture(scope="module")
 def held_out() -> list[str]:
-    """The last lines of te.extra.txt: modern Telugu that no model here was trained on."""
-    lines = (CORPORA / "te.extra.txt").read_text(encoding="utf-8").splitlines()
-    return [line for line in lines[-HELD_OUT:] if line.strip()]
+    """The held-out lines of the Telugu sample: Telugu that no model here was trained on."""
+    return [line for line in sample_held_out("te") if line.strip()]
 
 
 @pytest.fixture(scope="module")
 def plain(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A stock spm model (Unigram, 2000 pieces, byte fallback) on te.train, as people train one."""
+    """A stock spm model (Unigram, 2000 pieces, byte fallback) on the Telugu sample (its
+    held-out lines aside), as people train one."""
     prefix = tmp_path_factory.mktemp("plain") / "te"
     sentencepiece.SentencePieceTrainer.train(
-        input=TE, model_prefix=str(prefix), vocab_size=2000, byte_fallback=True,
-        input_sentence_size=8000, shuffle_input_sentence=False, minloglevel=2, num_threads=1,
+        sentence_iterator=iter(sample_training("te")), model_prefix=str(prefix),
+        vocab_size=2000, byte_fallback=True, minloglevel=2, num_threads=1,
     )  # fmt: skip
     return Path(f"{prefix}.model")
 
@@ -82,6 +81,17 @@ class HandVocab:
 
     def is_unused(self, i: int) -> bool:
         return self.pieces[i][1] == "unused"
+
+    # The rest of a processor, which the vocabulary's audit never calls.
+
+    def encode(self, input: list[str], /) -> list[list[int]]:
+        raise NotImplementedError("a hand-built vocabulary encodes nothing")
+
+    def decode(self, input: Sequence[Sequence[int]], /) -> list[str]:
+        raise NotImplementedError("a hand-built vocabulary decodes nothing")
+
+    def serialized_model_proto(self) -> bytes:
+        raise NotImplementedError("a hand-built vocabulary has no model file")
 
 
 HAND = [
@@ -257,7 +267,7 @@ def test_byte_level_bpe_tokenizer_json(tmp_path: Path, held_out: list[str]) -> N
         vocab_size=1000, initial_alphabet=tk.pre_tokenizers.ByteLevel.alphabet(),
         special_tokens=["<|endoftext|>"], show_progress=False,
     )  # fmt: skip
-    lines = Path(TE).read_text(encoding="utf-8").splitlines()[:3000]
+    lines = sample_training("te")
     tokenizer.train_from_iterator(lines, trainer)
     path = tmp_path / "tokenizer.json"
     tokenizer.save(str(path))

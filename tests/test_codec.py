@@ -7,7 +7,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import corpus_files, read
+from conftest import OTHER_SCRIPTS, corpora, corpus_files, read, sample
 from hypothesis import given
 from hypothesis import strategies as st
 from strategies import nasty_texts
@@ -26,8 +26,8 @@ SAMPLE = [
 
 
 @pytest.fixture(scope="module")
-def codecs(te_train: str) -> dict[str, PUACodec]:
-    lines = te_train.splitlines()[:4000] + read("ne.train.txt").splitlines()[:2000]
+def codecs() -> dict[str, PUACodec]:
+    lines = sample("te") + sample("hi")
     return {policy: PUACodec.build(lines, policy) for policy in POLICIES}
 
 
@@ -187,26 +187,37 @@ def test_bad_files_raise_one_clear_error(
     assert "\n" not in str(raised.value)
 
 
+def _check_every_line(codec: PUACodec, text: str) -> None:
+    encoded = codec.encode(text)
+    assert codec.decode(encoded) == text
+    lines = text.split("\n")
+    assert [codec.decode(codec.encode(line)) for line in lines] == lines
+    # every cluster was seen while building, so no character of a mapped script is left
+    leftover = {ch for ch in encoded if script_of_char(ch) in codec.scripts}
+    assert not leftover, sorted(leftover)[:10]
+
+
+def test_every_sample_line_round_trips() -> None:
+    texts = ["\n".join(sample("te")), "\n".join(sample("hi")), "\n".join(OTHER_SCRIPTS)]
+    codec = PUACodec.build(line for text in texts for line in text.splitlines())
+    for text in texts:
+        _check_every_line(codec, text)
+
+
 @pytest.fixture(scope="module")
 def corpus_codec() -> PUACodec:
     return PUACodec.build(line for path in corpus_files() for line in read(path.name).splitlines())
 
 
+@corpora
 @pytest.mark.parametrize("path", corpus_files(), ids=lambda p: p.name)
 def test_every_corpus_line_round_trips(corpus_codec: PUACodec, path: Path) -> None:
-    text = read(path.name)
-    encoded = corpus_codec.encode(text)
-    assert corpus_codec.decode(encoded) == text
-    lines = text.split("\n")
-    assert [corpus_codec.decode(corpus_codec.encode(line)) for line in lines] == lines
-    # every cluster was seen while building, so no character of a mapped script is left
-    leftover = {ch for ch in encoded if script_of_char(ch) in corpus_codec.scripts}
-    assert not leftover, sorted(leftover)[:10]
+    _check_every_line(corpus_codec, read(path.name))
 
 
 @pytest.mark.parametrize("policy", ["akshara", "syllable", "grapheme"])
-def test_other_policies_round_trip_real_text(policy: str, te_train: str) -> None:
-    text = te_train[:1_000_000] + read("hi.sample.txt")[:500_000]
+def test_other_policies_round_trip_real_text(policy: str) -> None:
+    text = "\n".join(sample("te") + sample("hi") + OTHER_SCRIPTS)
     codec = PUACodec.build(text.splitlines(), policy)
     encoded = codec.encode(text)
     assert codec.decode(encoded) == text
@@ -230,7 +241,7 @@ def test_counting_equals_one_pass_per_line(policy: str, lines: list[str]) -> Non
 
 @pytest.mark.parametrize("policy", POLICIES)
 def test_counting_real_text(policy: str) -> None:
-    lines = read("hi.sample.txt").split("\n")[:3000] + read("te.train.txt").split("\n")[:3000]
+    lines = sample("hi") + sample("te")
     pattern = lookup_pattern(policy)
     expected: Counter[str] = Counter()
     for line in lines:

@@ -44,7 +44,9 @@ ESCAPE = "\ue000"
 STAND_INS = {"\ue001": "\u2581", "\ue002": "\u2585"}
 SPACE = "\u2581"
 MANIFEST_FIELD = 1729
-_Type = sentencepiece_model_pb2.ModelProto.SentencePiece
+#: The generated protobuf classes, which carry no type information.
+ModelProto: Any = vars(sentencepiece_model_pb2)["ModelProto"]
+_Type = ModelProto.SentencePiece
 BYTE, CONTROL, UNKNOWN = _Type.BYTE, _Type.CONTROL, _Type.UNKNOWN
 
 SAMPLES = {
@@ -71,7 +73,7 @@ class Reference:
 
     @classmethod
     def read(cls, data: bytes) -> Reference:
-        model = sentencepiece_model_pb2.ModelProto()
+        model = ModelProto()
         model.ParseFromString(data)
         # The assumptions of the decode below: spm strips one ▁ of the first piece only.
         assert model.normalizer_spec.add_dummy_prefix
@@ -229,7 +231,7 @@ def _literal_lines() -> list[str]:
 def _case(path: Path) -> Case:
     data = path.read_bytes()
     theirs = stock.SentencePieceProcessor(model_file=str(path))
-    model = sentencepiece_model_pb2.ModelProto()
+    model = ModelProto()
     model.ParseFromString(data)
     model.denormalizer_spec.precompiled_charsmap = b""
     rules_off = stock.SentencePieceProcessor(model_proto=model.SerializeToString())

@@ -16,17 +16,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import sentencepiece
 import speed_reference as reference
-from conftest import read, require_extra
+from conftest import require_extra, sample
 
 from brahmic_pua.integrations.shards import encode_corpus
 from brahmic_pua.normalize import normalize
-from brahmic_pua.trainer import fit as fit_module
 from brahmic_pua.trainer import range_count, ray_count, train_model
 
 INSTALL = "pip install 'brahmic-pua[distributed]'"
-TELUGU = read("te.train.txt").splitlines()[:3000]
-HINDI = read("hi.sample.txt").splitlines()[:1000]
+#: 3,000 lines of Telugu: the sample's 1,142 over and over.
+TELUGU = (sample("te") * 3)[:3000]
+HINDI = sample("hi")
 
 
 @pytest.fixture(scope="module")
@@ -140,7 +141,7 @@ def test_input_sentence_size_is_honoured(
     """spm gets ``input_sentence_size`` lines: the first ones with shuffle_input_sentence=false
     (as spm takes them), else a sample in corpus order that is the same on every run."""
     fed: list[list[str]] = []
-    real = fit_module.spm.SentencePieceTrainer.train
+    real = sentencepiece.SentencePieceTrainer.train  # what brahmic_pua.trainer.fit calls
 
     def recorded(**options: Any) -> None:
         if "input" in options:  # spm's line file
@@ -152,7 +153,7 @@ def test_input_sentence_size_is_honoured(
             fed.append(lines)
         real(**options)
 
-    monkeypatch.setattr(fit_module.spm.SentencePieceTrainer, "train", recorded)
+    monkeypatch.setattr(sentencepiece.SentencePieceTrainer, "train", recorded)
     for _ in range(2):
         train_model(
             input=corpus, model_prefix=str(tmp_path / "m"), vocab_size=1500,

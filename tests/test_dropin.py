@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 import sentencepiece as stock
-from conftest import read, with_words
+from conftest import sample_held_out, sample_training, with_words
 
 import brahmic_pua as spm
 from brahmic_pua.codec import PUACodec
@@ -22,16 +22,17 @@ from brahmic_pua.codec.layout import is_private_use
 from brahmic_pua.model.pieces import SPACE, display_vocabulary
 from brahmic_pua.trainer import train_model
 
-HINDI = read("hi.sample.txt").splitlines()
-TELUGU = read("te.train.txt").splitlines()
-HELD_OUT = [unicodedata.normalize("NFC", line) for line in TELUGU[2000:2040] if line]
+#: Hindi lines the ``plain`` model did not train on.
+HINDI = sample_held_out("hi")
+TELUGU = sample_training("te")
+HELD_OUT = [unicodedata.normalize("NFC", line) for line in sample_held_out("te")[:40] if line]
 
 
 @pytest.fixture(scope="module")
 def brahmic(tmp_path_factory: pytest.TempPathFactory) -> str:
     """Telugu with literal ▁ (text already tokenized by spm), and ▁ as a user symbol: the
     escape code standing for a literal ▁ gets id 3, below the real ▁ piece."""
-    lines = with_words(TELUGU[:2000], "▁", 0.1, 0)
+    lines = with_words(TELUGU, "▁", 0.1, 0)
     prefix = tmp_path_factory.mktemp("brahmic") / "b"
     train_model(
         sentence_iterator=iter(lines), model_prefix=str(prefix), vocab_size=1500,
@@ -49,12 +50,12 @@ def _outcome(call: Callable[[Any], Any], sp: Any) -> Any:
 
 def _sampled(sp: Any) -> list[Any]:
     spm.set_random_generator_seed(7)
-    one = [sp.encode(HINDI[3001], enable_sampling=True, alpha=0.5) for _ in range(3)]
+    one = [sp.encode(HINDI[1], enable_sampling=True, alpha=0.5) for _ in range(3)]
     spm.set_random_generator_seed(7)
-    return [*one, sp.sample_encode_as_pieces(HINDI[3002], nbest_size=-1, alpha=0.3)]
+    return [*one, sp.sample_encode_as_pieces(HINDI[2], nbest_size=-1, alpha=0.3)]
 
 
-TEXT, LINES = HINDI[3000] + " ☃", HINDI[3000:3008]  # ☃: unknown to the model
+TEXT, LINES = HINDI[0] + " ☃", HINDI[:8]  # ☃: unknown to the model
 CALLS: dict[str, Callable[[Any], Any]] = {
     "encode": lambda sp: sp.encode(TEXT),
     "encode ids": lambda sp: sp.encode(TEXT, out_type=int),
@@ -139,7 +140,7 @@ def test_unknown_constructor_keyword_fails_at_once(brahmic: str) -> None:
 
 def test_constructor_defaults_reach_every_encode_form(brahmic: str) -> None:
     """Ids equal stock's on the same model with the same defaults, n-best and sampling too."""
-    options = {"add_bos": True, "add_eos": True, "nbest_size": 3, "alpha": 0.5}
+    options: dict[str, Any] = {"add_bos": True, "add_eos": True, "nbest_size": 3, "alpha": 0.5}
     ours = spm.SentencePieceProcessor(model_file=brahmic, **options)
     theirs = stock.SentencePieceProcessor(model_file=brahmic, **options)
     text = HELD_OUT[0]
@@ -172,10 +173,11 @@ def test_vocabulary_calls_take_an_id_or_a_list(brahmic: str) -> None:
 
 def test_bad_ids_are_one_clear_index_error(brahmic: str) -> None:
     sp = spm.SentencePieceProcessor(model_file=brahmic)
-    for call in (
+    calls: list[Callable[[], object]] = [
         lambda: sp.decode(99999), lambda: sp.decode([5, -1]), lambda: sp.decode([[5], [99999]]),
         lambda: sp.id_to_piece(-1), lambda: sp.id_to_piece([3, 99999]), lambda: sp.is_byte(-1),
-    ):  # fmt: skip
+    ]  # fmt: skip
+    for call in calls:
         with pytest.raises(IndexError, match=r"^piece id (99999|-1) is out of range") as error:
             call()
         assert "\n" not in str(error.value) and "1499" in str(error.value)
@@ -203,10 +205,11 @@ def test_failed_load_leaves_the_processor_as_it_was(brahmic: str, plain: str) ->
     sp = spm.SentencePieceProcessor(model_file=brahmic, out_type=str)
     before = (sp.encode(HELD_OUT), sp.id_to_piece(list(range(len(sp)))), sp.manifest)
     bad_model = b"\x1a\x00"  # a well-formed message (an empty field 3), but no model
-    for load in (
+    loads: list[Callable[[], object]] = [
         lambda: sp.load(model_proto=bad_model), lambda: sp.load(model_file=plain + ".missing"),
         lambda: sp.load_from_serialized_proto(Path(plain).read_bytes()[:-7]),
-    ):  # fmt: skip
+    ]  # fmt: skip
+    for load in loads:
         with pytest.raises(spm.ModelFileError):
             load()
         assert sp.is_brahmic
@@ -283,7 +286,7 @@ def test_unknown_pieces_show_their_text_without_byte_fallback(tmp_path: Path) ->
     """Without byte fallback an unknown piece shows its surface, as stock does, as text."""
     prefix = str(tmp_path / "n")
     train_model(
-        sentence_iterator=iter(TELUGU[:2000]), model_prefix=prefix, vocab_size=1500,
+        sentence_iterator=iter(TELUGU), model_prefix=prefix, vocab_size=1500,
         byte_fallback=False,
     )  # fmt: skip
     sp = spm.SentencePieceProcessor(model_file=f"{prefix}.model")

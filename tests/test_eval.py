@@ -1,5 +1,6 @@
 """Script ids, the metrics and ``brahmic-pua eval`` / ``vocab`` (issue #7, items 4 and 5), on small
-Nepali models: brahmic_pua's and plain spm's, trained on ne.train and measured on its end."""
+Devanagari models: brahmic_pua's and plain spm's, trained on the Hindi sample and the Nepali lines
+written for the tests, and measured on held-out lines of both."""
 
 from __future__ import annotations
 
@@ -9,11 +10,12 @@ import types
 import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import sentencepiece
 from click.testing import CliRunner
-from conftest import CORPORA
+from conftest import NEPALI, sample_held_out, sample_training
 
 from brahmic_pua import SCRIPT_NAMES, SentencePieceProcessor
 from brahmic_pua.cli.eval_command import eval_command, vocab_command
@@ -49,13 +51,18 @@ from brahmic_pua.model.script_ids import (
 )
 from brahmic_pua.trainer import train_model
 
-TRAIN_LINES = 3000
-HELD_OUT = 1000
+VOCAB = 1200
+#: Nepali lines trained on; the rest are held out.
+NEPALI_TRAINED = 30
+TRAIN_LINES = len(sample_training("hi")) + NEPALI_TRAINED
+HELD_OUT = len(sample_held_out("hi")) + len(NEPALI) - NEPALI_TRAINED
 
 
 @pytest.fixture(scope="module")
 def ne_lines() -> list[str]:
-    return (CORPORA / "ne.train.txt").read_text(encoding="utf-8").split("\n")
+    """Devanagari: the Hindi sample and the written Nepali lines, the held-out lines last."""
+    trained, held = NEPALI[:NEPALI_TRAINED], NEPALI[NEPALI_TRAINED:]
+    return sample_training("hi") + trained + sample_held_out("hi") + held
 
 
 @pytest.fixture(scope="module")
@@ -65,13 +72,13 @@ def held_out(ne_lines: list[str]) -> list[str]:
 
 @pytest.fixture(scope="module")
 def model_files(tmp_path_factory: pytest.TempPathFactory, ne_lines: list[str]) -> dict[str, Path]:
-    """2000-piece Unigram models on the first 3000 lines: brahmic_pua's, and plain spm's with
+    """1200-piece Unigram models on the lines not held out: brahmic_pua's, and plain spm's with
     spm's defaults (nmt_nfkc, no byte fallback)."""
     work = tmp_path_factory.mktemp("eval")
     lines = ne_lines[:TRAIN_LINES]
-    train_model(sentence_iterator=iter(lines), model_prefix=str(work / "bp"), vocab_size=2000)
+    train_model(sentence_iterator=iter(lines), model_prefix=str(work / "bp"), vocab_size=VOCAB)
     sentencepiece.SentencePieceTrainer.train(
-        sentence_iterator=iter(lines), model_prefix=str(work / "plain"), vocab_size=2000,
+        sentence_iterator=iter(lines), model_prefix=str(work / "plain"), vocab_size=VOCAB,
         minloglevel=2,
     )  # fmt: skip
     return {"brahmic": work / "bp.model", "plain": work / "plain.model"}
@@ -138,11 +145,12 @@ def test_script_ids_align_with_the_vocabulary(
     kind: str, model_files: dict[str, Path], brahmic: SentencePieceProcessor,
     plain: SentencePieceProcessor,
 ) -> None:  # fmt: skip
-    sp = {
+    processors: dict[str, Any] = {
         "brahmic": brahmic,
         "plain": plain,
         "stock": sentencepiece.SentencePieceProcessor(model_file=str(model_files["plain"])),
-    }[kind]
+    }
+    sp = processors[kind]
     ids = script_ids(sp)
     assert len(ids) == sp.get_piece_size()
     for i, s in enumerate(ids):
@@ -272,7 +280,7 @@ def test_token_starts_agree_with_decoding_growing_prefixes(
             decoded = {len(p) for p in prefixes if text.startswith(p)} - {0, len(text)}
             assert decoded == set(starts) - {0}
             compared += 1
-        assert compared > 150
+        assert compared > 100
 
 
 def test_unk_rate_by_hand(plain: SentencePieceProcessor, brahmic: SentencePieceProcessor) -> None:
@@ -283,7 +291,7 @@ def test_unk_rate_by_hand(plain: SentencePieceProcessor, brahmic: SentencePieceP
 
 
 def test_round_trip_by_hand(plain: SentencePieceProcessor, brahmic: SentencePieceProcessor) -> None:
-    texts = ["क  ख ", "क़"]  # spm's defaults collapse spaces and decompose the nukta letter
+    texts = ["क  ख ", "\u0958"]  # spm's defaults collapse spaces and decompose the nukta letter
     assert evaluate(plain, texts)["round_trip_rate"] == 0.0
     assert evaluate(brahmic, texts)["round_trip_rate"] == 1.0
 
@@ -294,7 +302,7 @@ def test_n_is_the_models_own(
     """On a nepali-lm model N folds spellings, and the round trip is measured against that."""
     prefix = tmp_path / "lm"
     train_model(
-        sentence_iterator=iter(ne_lines[:1000]), model_prefix=str(prefix), vocab_size=1000,
+        sentence_iterator=iter(ne_lines[:TRAIN_LINES]), model_prefix=str(prefix), vocab_size=1000,
         normalization="nepali-lm",
     )  # fmt: skip
     lm = SentencePieceProcessor(model_file=f"{prefix}.model")
@@ -327,9 +335,9 @@ def test_cluster_splits(
     rows = brahmic.encode(held_out)
     starts = token_starts(brahmic, normalized)
     split_lines = [n for n, text in enumerate(normalized) if split_clusters(text, starts[n])[0]]
-    assert split_lines  # 2000 pieces leave some clusters without a piece
+    assert split_lines  # 1200 pieces leave some clusters without a piece
     assert all(any(brahmic.is_byte(i) for i in rows[n]) for n in split_lines)
-    assert 0 < cluster_split_rate(brahmic, normalized) < 0.01
+    assert 0 < cluster_split_rate(brahmic, normalized) < cluster_split_rate(plain, held_out) / 2
 
 
 def test_vocabulary_share(brahmic: SentencePieceProcessor, plain: SentencePieceProcessor) -> None:
@@ -434,11 +442,12 @@ def test_eval_table(
     a, b = str(model_files[model]), str(model_files[baseline])
     result = CliRunner().invoke(eval_command, ["--model", a, "--baseline", b, str(held_out_file)])
     assert result.exit_code == 0, result.output
+    count = str(len(held_out_file.read_text(encoding="utf-8").splitlines()) - 1)
     lines = result.output.splitlines()
     assert lines[0].split() == ["metric", a, b]
     assert len({len(line) for line in lines}) == 1  # aligned
     rows = {label: values for label, *values in (line.rsplit(None, 2) for line in lines[1:])}
-    assert rows["lines"] == ["300", "300"]
+    assert rows["lines"] == [count, count]
     assert rows[f"NSL (tokens ÷ {b}'s)"][1] == "1.0000"
     assert set(rows) >= set(LABELS.values()) - {"NSL"}
     ours = 0 if model == "brahmic" else 1
@@ -504,7 +513,7 @@ def test_vocab_command(kind: str, model_files: dict[str, Path]) -> None:
     result = CliRunner().invoke(vocab_command, ["--model", model, "--script-ids"])
     assert result.exit_code == 0
     lines = result.output.splitlines()
-    assert len(lines) == sp.get_piece_size() == 2000
+    assert len(lines) == sp.get_piece_size() == VOCAB
     assert all(len(line.split("\t")) == 4 for line in lines)
     assert [int(line.split("\t")[2]) for line in lines] == sp.script_ids()
 

@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from conftest import CORPORA, corpora
+
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
@@ -18,10 +20,12 @@ def test_spm_workflow_example() -> None:
     assert "క్" in done.stdout.splitlines()[0]
 
 
+@corpora
 def test_nepali_example_quick() -> None:
     """examples/nepali/run.py --quick: three tokenizers, every metric, each filter's cost."""
+    corpus = str(CORPORA / "ne.train.txt")
     done = subprocess.run(
-        [sys.executable, str(EXAMPLES / "nepali" / "run.py"), "--quick"],
+        [sys.executable, str(EXAMPLES / "nepali" / "run.py"), "--quick", "--corpus", corpus],
         capture_output=True, text=True, check=True, timeout=600,
     )  # fmt: skip
     out = done.stdout

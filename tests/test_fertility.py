@@ -7,20 +7,21 @@ from __future__ import annotations
 
 import unicodedata
 from pathlib import Path
+from typing import Any
 
 import pytest
 import sentencepiece as stock
-from conftest import read
+from conftest import sample_held_out, sample_training
 
 import brahmic_pua
 from brahmic_pua.model.pieces import NORMAL, starts_with_mark
 from brahmic_pua.model.proto import parse_model
 from brahmic_pua.trainer import TrainReport, train_model
 
-LINES = read("te.train.txt").splitlines()[:3000]
+LINES = sample_training("te")
 
 
-def _train(work: Path, **options: object) -> TrainReport:
+def _train(work: Path, **options: Any) -> TrainReport:
     """A 2000-piece model; the same file name in every folder, so files can be compared."""
     work.mkdir()
     return train_model(
@@ -32,7 +33,8 @@ def _lone_space_share(model_file: str) -> float:
     sp = brahmic_pua.SentencePieceProcessor(model_file=model_file)
     rows = sp.encode(LINES)
     space = sp.piece_to_id("\u2581")
-    return sum(row.count(space) for row in rows) / sum(map(len, rows))
+    share: float = sum(row.count(space) for row in rows) / sum(map(len, rows))
+    return share
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +54,7 @@ def test_word_starts_keep_their_space(unigram: tuple[TrainReport, TrainReport]) 
 def test_swapped_model_keeps_the_guarantees(unigram: tuple[TrainReport, TrainReport]) -> None:
     model_file = unigram[0].model_file
     ours = brahmic_pua.SentencePieceProcessor(model_file=model_file)
-    held = read("te.extra.txt").splitlines()[-300:]
+    held = sample_held_out("te")
     ids = ours.encode(held)
     assert ids == stock.SentencePieceProcessor(model_file=model_file).encode(held)
     assert ours.decode(ids) == [unicodedata.normalize("NFC", line) for line in held]

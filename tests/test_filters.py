@@ -1,10 +1,11 @@
 """Seed morphemes and post-training vocabulary filters (issue #7 items 2 and 3), on real text.
 
 Each filter is checked against its definition written again here, independently (Unicode
-scripts through ``regex``, aksharas through ``segment``), on small Nepali models: brahmic_pua
-Unigram and BPE, and plain spm models trained with stock sentencepiece on the same lines.
-Real text almost never writes two Brahmic scripts in one word, so the training text also
-holds words glued from a real Nepali and a real Telugu word, to give cross-script work to do.
+scripts through ``regex``, aksharas through ``segment``), on small Devanagari models (the Hindi
+sample and the Nepali lines written for the tests): brahmic_pua Unigram and BPE, and plain spm
+models trained with stock sentencepiece on the same lines. Real text almost never writes two
+Brahmic scripts in one word, so the training text also holds words glued from a real Devanagari
+and a real Telugu word, to give cross-script work to do.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from functools import cache
-from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,7 @@ import pytest
 import regex
 import sentencepiece as stock
 from click.testing import CliRunner
-from conftest import CORPORA
+from conftest import NEPALI, sample, sample_held_out, sample_training
 
 from brahmic_pua import SentencePieceProcessor, segment
 from brahmic_pua.cli.filter_command import filter_command
@@ -43,26 +43,21 @@ from brahmic_pua.nepbpe.seeds import (
 from brahmic_pua.normalize import normalize
 from brahmic_pua.trainer import train_model
 
-TRAIN, HELD, VOCAB = 3000, 300, 3000
+VOCAB = 1200
 SPACE = "\u2581"
 SEEDS = nepali_seeds()
 
 
-def _lines(name: str, count: int) -> list[str]:
-    with open(CORPORA / name, encoding="utf-8") as stream:
-        return [line.rstrip("\n") for line in islice(stream, count)]
-
-
 @pytest.fixture(scope="module")
 def corpus() -> tuple[list[str], list[str], list[str]]:
-    """(Nepali training lines, the same plus glued and Telugu lines, held-out Nepali lines)."""
-    ne = _lines("ne.train.txt", TRAIN + HELD)
-    te = _lines("te.train.txt", 300)
-    ne_words = [w for w, _ in Counter(" ".join(ne[:500]).split()).most_common(60) if len(w) > 2]
+    """(Devanagari training lines, the same plus glued and Telugu lines, held-out lines)."""
+    ne = sample_training("hi") + NEPALI * 8  # often enough for pieces that hold seeds
+    te = sample("te")[:300]
+    ne_words = [w for w, _ in Counter(" ".join(ne).split()).most_common(60) if len(w) > 2]
     te_words = [w for w, _ in Counter(" ".join(te).split()).most_common(60) if len(w) > 2]
     pairs = [a + b for a, b in zip(ne_words[:20], te_words[:20], strict=False)]
     glued = [" ".join(pairs[(i + k) % len(pairs)] for k in range(12)) for i in range(300)]
-    return ne[:TRAIN], ne[:TRAIN] + te + glued, ne[TRAIN:]
+    return ne, ne + te + glued, sample_held_out("hi")
 
 
 @pytest.fixture(scope="module")

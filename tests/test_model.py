@@ -13,7 +13,16 @@ from pathlib import Path
 
 import pytest
 import sentencepiece as stock
-from conftest import TE, corpus_files, read
+from conftest import (
+    SAMPLE_VOCAB,
+    TE_SAMPLE,
+    corpora,
+    corpus_files,
+    read,
+    sample,
+    sample_held_out,
+    sample_training,
+)
 from hypothesis import given
 from strategies import nasty_texts
 
@@ -37,13 +46,25 @@ def test_model_file_is_self_contained(models: dict[str, Path]) -> None:
 # -- (a) exact round trip --------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("path", corpus_files(), ids=lambda p: p.name)
-def test_round_trip_every_corpus_line(models: dict[str, Path], path: Path) -> None:
-    lines = read(path.name).split("\n")
+def _check_round_trip(models: dict[str, Path], lines: list[str]) -> None:
     expected = [unicodedata.normalize("NFC", line) for line in lines]
     for name in ("unigram", "mixed"):
         sp = spm.SentencePieceProcessor(model_file=str(models[name]))
         assert sp.decode(sp.encode(lines)) == expected
+
+
+@pytest.mark.parametrize("language", ["te", "hi"])
+def test_round_trip_every_sample_line(models: dict[str, Path], language: str) -> None:
+    """Every line, held out or trained on, as written and in NFD (Telugu ై split in two,
+    nukta letters decomposed)."""
+    lines = sample(language)
+    _check_round_trip(models, lines + [unicodedata.normalize("NFD", line) for line in lines])
+
+
+@corpora
+@pytest.mark.parametrize("path", corpus_files(), ids=lambda p: p.name)
+def test_round_trip_every_corpus_line(corpus_models: dict[str, Path], path: Path) -> None:
+    _check_round_trip(corpus_models, read(path.name).split("\n"))
 
 
 @pytest.mark.parametrize("name", ["unigram", "bpe"])
@@ -61,9 +82,12 @@ _cache: dict[str, spm.SentencePieceProcessor] = {}
 
 
 def _processor(models: dict[str, Path], name: str) -> spm.SentencePieceProcessor:
-    if name not in _cache:
-        _cache[name] = spm.SentencePieceProcessor(model_file=str(models[name]))
-    return _cache[name]
+    """One processor a model file (sample and corpus models share names), kept alive: the
+    orphan ids below are cached by the processor's id()."""
+    path = str(models[name])
+    if path not in _cache:
+        _cache[path] = spm.SentencePieceProcessor(model_file=path)
+    return _cache[path]
 
 
 # -- (b) no piece starts with a dependent mark -----------------------------------------------
@@ -90,18 +114,29 @@ def test_vocabulary_has_no_usable_orphan_piece(models: dict[str, Path], name: st
     assert not [sp.id_to_piece(i) for i in usable if starts_with_mark(sp.id_to_piece(i))]
 
 
-@pytest.mark.parametrize("path", corpus_files(), ids=lambda p: p.name)
-def test_no_orphan_piece_in_any_encoded_corpus_line(models: dict[str, Path], path: Path) -> None:
-    lines = read(path.name).split("\n")
+def _check_no_orphans(models: dict[str, Path], lines: list[str]) -> None:
     for name in ("unigram", "bpe", "mixed"):
         sp = _processor(models, name)
         assert not _orphans(sp, sp.encode(lines))
 
 
+def test_no_orphan_piece_in_any_encoded_sample_line(models: dict[str, Path]) -> None:
+    lines = sample("te") + sample("hi")
+    _check_no_orphans(models, lines + [unicodedata.normalize("NFD", line) for line in lines])
+
+
+@corpora
+@pytest.mark.parametrize("path", corpus_files(), ids=lambda p: p.name)
+def test_no_orphan_piece_in_any_encoded_corpus_line(
+    corpus_models: dict[str, Path], path: Path
+) -> None:
+    _check_no_orphans(corpus_models, read(path.name).split("\n"))
+
+
 @pytest.mark.parametrize("name", ["unigram", "bpe"])
 def test_no_orphan_piece_when_sampling(models: dict[str, Path], name: str) -> None:
     sp = _processor(models, name)
-    lines = [*read("te.train.txt").split("\n")[-2000:], " ా క్ ర ి", "ం ః ్ ా"]
+    lines = [*sample("te")[-600:], " ా క్ ర ి", "ం ః ్ ా"]
     for alpha in (0.1, 0.5, 1.0):
         rows = sp.encode(lines, enable_sampling=True, alpha=alpha, nbest_size=-1)
         assert not _orphans(sp, rows)
@@ -116,19 +151,32 @@ def test_no_orphan_piece_when_sampling(models: dict[str, Path], name: str) -> No
 # -- byte fallback spells real text ------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["unigram", "bpe", "mixed"])
-def test_byte_pieces_never_stand_for_a_private_code(models: dict[str, Path], name: str) -> None:
-    """Clusters without a piece are left as text, so a run of byte pieces is always the UTF-8
-    of the text itself (an orphan mark, a rare character), never of an internal code."""
-    sp = _processor(models, name)
+def _check_byte_pieces(sp: spm.SentencePieceProcessor, lines: list[str]) -> None:
     assert sp.codec is not None
     raw = sp._processor()
     pieces = {raw.id_to_piece(i) for i in range(raw.get_piece_size()) if not raw.is_unused(i)}
     assert all(code in pieces for code, _ in sp.codec.code_pairs())  # every code has a piece
-    lines = read("te.extra.txt").split("\n")[-3000:] + read("ne.train.txt").split("\n")[-3000:]
     runs, private = private_code_byte_runs(sp.encode(lines), sp)
     assert private == 0
     assert runs > 0  # the check is not vacuous
+
+
+@pytest.mark.parametrize("name", ["unigram", "bpe", "mixed"])
+def test_byte_pieces_never_stand_for_a_private_code(models: dict[str, Path], name: str) -> None:
+    """Clusters without a piece are left as text, so a run of byte pieces is always the UTF-8
+    of the text itself (an orphan mark, a rare character), never of an internal code."""
+    lines = sample_held_out("te") + sample_held_out("hi")
+    _check_byte_pieces(_processor(models, name), [*lines, "ఁ ౘౙ ౚ ॡ ॠ ঌ ൿ", "ా ि"])
+
+
+@corpora
+@pytest.mark.parametrize("name", ["unigram", "bpe", "mixed"])
+def test_byte_pieces_never_stand_for_a_private_code_in_the_corpora(
+    corpus_models: dict[str, Path], name: str
+) -> None:
+    sp = _processor(corpus_models, name)
+    lines = read("te.extra.txt").split("\n")[-3000:] + read("ne.train.txt").split("\n")[-3000:]
+    _check_byte_pieces(sp, lines)
 
 
 # -- (c) stock sentencepiece agrees: tests/test_parity.py
@@ -139,7 +187,7 @@ def test_byte_pieces_never_stand_for_a_private_code(models: dict[str, Path], nam
 
 @pytest.mark.parametrize("model_type", ["unigram", "bpe"])
 def test_training_twice_gives_identical_files(tmp_path: Path, model_type: str) -> None:
-    lines = read("te.train.txt").splitlines()[:8000]
+    lines = sample("te") + sample("hi")
     for run in ("a", "b"):
         (tmp_path / run).mkdir()
         train_model(
@@ -155,14 +203,15 @@ def test_training_twice_gives_identical_files(tmp_path: Path, model_type: str) -
 
 
 def test_small_vocab_plans_the_alphabet(tmp_path: Path) -> None:
-    """1,200 pieces have room for half of te.train's ~1,000 symbols: coverage is lowered."""
+    """1,200 pieces have no room for all of the Telugu sample's ~600 symbols: coverage is
+    lowered."""
     report = train_model(
-        input=TE, model_prefix=str(tmp_path / "small"), vocab_size=1200, model_type="bpe"
+        input=TE_SAMPLE, model_prefix=str(tmp_path / "small"), vocab_size=1200, model_type="bpe"
     )
     assert report.alphabet.kept < report.alphabet.symbols
     assert report.alphabet.character_coverage < 1.0
     sp = spm.SentencePieceProcessor(model_file=report.model_file)
-    lines = read("te.train.txt").split("\n")[:3000]
+    lines = sample("te")
     assert sp.decode(sp.encode(lines)) == lines
 
 
@@ -171,22 +220,22 @@ def test_too_small_vocab_says_what_is_needed(tmp_path: Path) -> None:
     minimums = set()
     for size in (200, 300, 500):
         with pytest.raises(ValueError, match=rf"vocab_size={size} is too small") as error:
-            train_model(input=TE, model_prefix=str(tmp_path / "x"), vocab_size=size)
+            train_model(input=TE_SAMPLE, model_prefix=str(tmp_path / "x"), vocab_size=size)
         found = re.search(r"the smallest vocab_size that trains is (\d+)", str(error.value))
         assert found is not None
         minimums.add(int(found.group(1)))
     assert list(tmp_path.iterdir()) == [] and len(minimums) == 1
     minimum = minimums.pop()
     with pytest.raises(ValueError, match="too small"):
-        train_model(input=TE, model_prefix=str(tmp_path / "x"), vocab_size=minimum - 1)
-    report = train_model(input=TE, model_prefix=str(tmp_path / "x"), vocab_size=minimum)
+        train_model(input=TE_SAMPLE, model_prefix=str(tmp_path / "x"), vocab_size=minimum - 1)
+    report = train_model(input=TE_SAMPLE, model_prefix=str(tmp_path / "x"), vocab_size=minimum)
     sp = spm.SentencePieceProcessor(model_file=report.model_file)
-    lines = read("te.train.txt").split("\n")[:500]
+    lines = sample("te")[:500]
     assert sp.decode(sp.encode(lines)) == lines
 
 
 def test_long_lines_and_block_lines_are_not_dropped(tmp_path: Path) -> None:
-    lines = read("te.train.txt").splitlines()[:3000]
+    lines = sample("te")
     long_line = "ఝౌం " * 5000  # 45 KB, ten times spm's default max_sentence_length
     lines += [long_line, "\u2585 ఙ్ఞూ"]
     report = train_model(
@@ -202,7 +251,7 @@ def test_long_lines_and_block_lines_are_not_dropped(tmp_path: Path) -> None:
 def test_string_form_and_spm_spelling(tmp_path: Path) -> None:
     prefix = tmp_path / "s"
     spm.SentencePieceTrainer.train(
-        f"--input={TE} --model_prefix={prefix} --vocab_size=1500 --model_type=bpe "
+        f"--input={TE_SAMPLE} --model_prefix={prefix} --vocab_size=1500 --model_type=bpe "
         "--policy=akshara --user_defined_symbols=క్రాంతి"
     )
     sp = spm.SentencePieceProcessor(model_file=f"{prefix}.model")
@@ -224,7 +273,7 @@ def test_string_form_and_spm_spelling(tmp_path: Path) -> None:
     ],
 )
 def test_bad_options_are_clear(tmp_path: Path, options: dict[str, object], message: str) -> None:
-    arguments: dict[str, object] = {"input": TE, "model_prefix": str(tmp_path / "m")}
+    arguments: dict[str, object] = {"input": TE_SAMPLE, "model_prefix": str(tmp_path / "m")}
     arguments.update(options)
     arguments = {k: v for k, v in arguments.items() if v is not None}
     with pytest.raises(ValueError, match=message):
@@ -233,7 +282,7 @@ def test_bad_options_are_clear(tmp_path: Path, options: dict[str, object], messa
 
 
 def test_plain_spm_model_is_wrapped_unchanged(tmp_path: Path) -> None:
-    lines = read("hi.sample.txt").splitlines()[:3000]
+    lines = sample("hi")
     stock.SentencePieceTrainer.train(
         sentence_iterator=iter(lines), model_prefix=str(tmp_path / "p"), vocab_size=1000,
         minloglevel=2,
@@ -253,7 +302,7 @@ def test_constructor_defaults_like_sentencepiece(models: dict[str, Path]) -> Non
 
 def test_processor_api(models: dict[str, Path]) -> None:
     sp = _processor(models, "unigram")
-    assert sp.vocab_size() == sp.get_piece_size() == 8000
+    assert sp.vocab_size() == sp.get_piece_size() == SAMPLE_VOCAB
     assert (sp.unk_id(), sp.bos_id(), sp.eos_id(), sp.pad_id()) == (0, 1, 2, -1)
     ids = sp.encode("క్రాంతి", add_bos=True, add_eos=True)
     assert ids[0] == sp.bos_id() and ids[-1] == sp.eos_id()
@@ -271,8 +320,8 @@ def test_processor_api(models: dict[str, Path]) -> None:
 
 
 def test_normalization_none_keeps_nfd_text(tmp_path: Path) -> None:
-    lines = read("te.train.txt").splitlines()[:3000]
-    telugu = read("te.train.txt").splitlines()[3000:3300]
+    lines = sample_training("te")
+    telugu = sample_held_out("te")
     nfd = [unicodedata.normalize("NFD", line) for line in telugu]  # ై becomes ె + ౖ
     report = train_model(
         sentence_iterator=iter(lines + nfd), model_prefix=str(tmp_path / "raw"),

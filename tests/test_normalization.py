@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import sentencepiece as stock
 from click.testing import CliRunner
-from conftest import read
+from conftest import NEPALI, corpora, read, sample, sample_held_out, sample_training
 from hypothesis import given
 from hypothesis import strategies as st
 from strategies import nasty_texts
@@ -21,7 +21,9 @@ from brahmic_pua.normalize.folding import FoldingTable, fold, nepali_table, vali
 from brahmic_pua.trainer import train_model
 
 ZWJ, ZWNJ = "\u200d", "\u200c"
-NEPALI = read("ne.train.txt").splitlines()
+#: Devanagari text: the Hindi sample and the Nepali lines written for the tests (which hold
+#: the spellings the nepali-lm table folds).
+DEVANAGARI = sample("hi") + NEPALI
 VARIANTS = ["सँग", "संग", "सङ्ग", "सँगै", "सङ्गठन", "।।", "दु:खी", "हुंदा", "प्राय:", ZWJ, ZWNJ]
 nepali_texts = st.lists(
     st.sampled_from(VARIANTS + list("सँगंङ्कषखी ।:ा") + ["\u0928\u093c"]), max_size=12
@@ -111,11 +113,20 @@ def test_zwj_goes_before_the_fold() -> None:
     assert normalize(f"सङ्{ZWJ}ग", "nepali-lm") == "संग"
 
 
-def test_corpus_is_idempotent_under_every_mode() -> None:
+def _check_idempotent(lines: list[str]) -> None:
     for mode in MODES:
         n = normalizer(mode)
-        once = [n(line) for line in NEPALI[:20000]]
+        once = [n(line) for line in lines]
         assert [n(line) for line in once] == once
+
+
+def test_text_is_idempotent_under_every_mode() -> None:
+    _check_idempotent(DEVANAGARI + [unicodedata.normalize("NFD", line) for line in DEVANAGARI])
+
+
+@corpora
+def test_corpus_is_idempotent_under_every_mode() -> None:
+    _check_idempotent(read("ne.train.txt").splitlines()[:20000])
 
 
 # -- compiled into a model --------------------------------------------------------------------
@@ -125,7 +136,8 @@ def test_corpus_is_idempotent_under_every_mode() -> None:
 def lm_model(tmp_path_factory: pytest.TempPathFactory) -> str:
     prefix = tmp_path_factory.mktemp("lm") / "ne"
     train_model(
-        sentence_iterator=iter(NEPALI[:6000]), model_prefix=str(prefix), vocab_size=3000,
+        sentence_iterator=iter(sample_training("hi") + NEPALI * 8), model_prefix=str(prefix),
+        vocab_size=1200,
         normalization="nepali-lm",
     )  # fmt: skip
     return f"{prefix}.model"
@@ -139,18 +151,26 @@ HOSTILE = [
 ]
 
 
-def test_stock_spm_folds_too(lm_model: str) -> None:
+def _check_stock_folds(lm_model: str, held: list[str]) -> None:
     ours = spm.SentencePieceProcessor(model_file=lm_model)
     theirs = stock.SentencePieceProcessor(model_file=lm_model)
     assert ours.manifest is not None and ours.manifest.normalization == "nepali-lm"
     assert ours.manifest.folding == nepali_table("lm")
-    held = NEPALI[-3000:] + HOSTILE
     n = normalizer("nepali-lm")
     for lines in (held, [unicodedata.normalize("NFD", line) for line in held]):
         ids = ours.encode(lines)
         assert theirs.encode(lines) == ids
         assert ours.decode(ids) == [n(line) for line in lines]
     assert ours.encode("सँग", out_type=str) == ours.encode("सङ्ग", out_type=str)
+
+
+def test_stock_spm_folds_too(lm_model: str) -> None:
+    _check_stock_folds(lm_model, sample_held_out("hi") + NEPALI + HOSTILE)
+
+
+@corpora
+def test_stock_spm_folds_too_on_nepali_news(lm_model: str) -> None:
+    _check_stock_folds(lm_model, read("ne.train.txt").splitlines()[-3000:] + HOSTILE)
 
 
 def test_a_processor_asked_for_another_mode_refuses(lm_model: str) -> None:
@@ -184,20 +204,20 @@ def test_a_users_folding_file(tmp_path: Path) -> None:
     bad.write_text("# deletes text\nab\t\n", encoding="utf-8")
     with pytest.raises(ValueError, match=r"bad.tsv: folding rules are not a normalization"):
         train_model(
-            sentence_iterator=iter(NEPALI[:100]), model_prefix=str(tmp_path / "m"),
+            sentence_iterator=iter(DEVANAGARI[:100]), model_prefix=str(tmp_path / "m"),
             normalization="nepali-lm", folding_rules=str(bad),
         )  # fmt: skip
     with pytest.raises(ValueError, match=r"bad.tsv line 1: write pattern<TAB>replacement"):
         bad.write_text("सँग संग\n", encoding="utf-8")
         train_model(
-            sentence_iterator=iter(NEPALI[:100]), model_prefix=str(tmp_path / "m"),
+            sentence_iterator=iter(DEVANAGARI[:100]), model_prefix=str(tmp_path / "m"),
             normalization="nepali-ocr", folding_rules=str(bad),
         )  # fmt: skip
     good = tmp_path / "good.tsv"
     good.write_text("अँग्रेजी\tअंग्रेजी\nसँग\tसंग\tocr\tmy reason\n", encoding="utf-8")
     report = train_model(
-        sentence_iterator=iter(NEPALI[:3000]), model_prefix=str(tmp_path / "m"),
-        vocab_size=2000, normalization="nepali-ocr", folding_rules=str(good),
+        sentence_iterator=iter(DEVANAGARI), model_prefix=str(tmp_path / "m"),
+        vocab_size=1200, normalization="nepali-ocr", folding_rules=str(good),
     )  # fmt: skip
     ours = spm.SentencePieceProcessor(model_file=report.model_file)
     theirs = stock.SentencePieceProcessor(model_file=report.model_file)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import regex
 import sentencepiece as stock
-from conftest import corpus_files, read
+from conftest import OTHER_SCRIPTS, corpora, corpus_files, read, sample
 from hypothesis import given
 from hypothesis import strategies as st
 from strategies import texts
@@ -31,30 +31,46 @@ BRAHMIC_FILES = ("te", "ne", "hi", "mr", "bn", "ta", "kn", "ml", "gu")
 
 
 @pytest.fixture(scope="module")
-def every_script(models: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> None:
-    """An akshara model on nine Brahmic languages, so that Bengali ৌ, Tamil ொ, Kannada ೋ
-    and Malayalam ൊ (two-part vowel signs) are clusters of the table, added to ``models``."""
+def every_script(
+    models: dict[str, Path], tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, Path]:
+    """The sample models, and an akshara model on the samples and a few words of eight other
+    Brahmic scripts, so that Bengali ৌ, Tamil ொ, Kannada ೋ and Malayalam ൊ (two-part vowel
+    signs) are clusters of the table ("every_script")."""
+    lines = sample("te") + sample("hi") + OTHER_SCRIPTS * 20
+    prefix = tmp_path_factory.mktemp("every_script") / "m"
+    train_model(
+        sentence_iterator=iter(lines), model_prefix=str(prefix), vocab_size=4000, policy="akshara"
+    )
+    return {**models, "every_script": Path(f"{prefix}.model")}
+
+
+@pytest.fixture(scope="module")
+def corpus_every_script(
+    corpus_models: dict[str, Path], tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, Path]:
+    """The corpus models, and an akshara model on nine Brahmic languages of the corpora."""
     lines: list[str] = []
     for language in BRAHMIC_FILES:
         name = {"te": "te.train.txt", "ne": "ne.train.txt"}.get(language, f"{language}.sample.txt")
         lines += read(name).splitlines()[:2000]
-    prefix = tmp_path_factory.mktemp("every_script") / "m"
+    prefix = tmp_path_factory.mktemp("corpus_every_script") / "m"
     train_model(
         sentence_iterator=iter(lines), model_prefix=str(prefix), vocab_size=8000, policy="akshara"
     )
-    models["every_script"] = Path(f"{prefix}.model")
+    return {**corpus_models, "every_script": Path(f"{prefix}.model")}
 
 
 def _both(
     models: dict[str, Path], name: str
 ) -> tuple[spm.SentencePieceProcessor, stock.SentencePieceProcessor]:
-    if name not in _pair:
-        path = str(models[name])
-        _pair[name] = (
+    path = str(models[name])
+    if path not in _pair:
+        _pair[path] = (
             spm.SentencePieceProcessor(model_file=path),
             stock.SentencePieceProcessor(model_file=path),
         )
-    return _pair[name]
+    return _pair[path]
 
 
 #: The documented exception: a run of two or more marks that N reorders or composes, after a
@@ -83,17 +99,13 @@ def _exempt(line: str, name: str = "") -> bool:
     return False
 
 
-@pytest.mark.usefixtures("every_script")
-@pytest.mark.parametrize("path", corpus_files(), ids=lambda p: p.name)
-def test_stock_gives_our_ids_on_every_line_nfc_or_not(models: dict[str, Path], path: Path) -> None:
-    lines = read(path.name).split("\n")
+def _check_parity(models: dict[str, Path], lines: list[str], names: list[str]) -> None:
+    """Stock spm gives our ids on every line as written, in NFD and in NFC, but for the
+    documented exception (two lines at most)."""
     forms = {"as written": lines, "NFD": [unicodedata.normalize("NFD", s) for s in lines]}
     nfc = [unicodedata.normalize("NFC", s) for s in lines]
     if nfc != lines:
         forms["NFC"] = nfc
-    names = ["mixed", "every_script"]
-    names += ["unigram"] if path.name.startswith("te.") else []
-    names += ["bpe"] if path.name in ("te.extra.txt", "ne.train.txt") else []
     for name in names:
         ours, theirs = _both(models, name)
         expected = ours.encode(nfc)
@@ -103,6 +115,26 @@ def test_stock_gives_our_ids_on_every_line_nfc_or_not(models: dict[str, Path], p
             assert ours.encode(variant) == expected, form
             assert all(_exempt(variant[i], name) for i in differ), (form, variant[differ[0]])
             assert len(differ) <= 2, form  # one IPA line in te.extra; pinned below
+
+
+@pytest.mark.parametrize("language", ["te", "hi", "other scripts"])
+def test_stock_gives_our_ids_on_every_sample_line_nfc_or_not(
+    every_script: dict[str, Path], language: str
+) -> None:
+    lines = OTHER_SCRIPTS if language == "other scripts" else sample(language)
+    names = ["mixed", "every_script"] + (["unigram", "bpe"] if language == "te" else [])
+    _check_parity(every_script, lines, names)
+
+
+@corpora
+@pytest.mark.parametrize("path", corpus_files(), ids=lambda p: p.name)
+def test_stock_gives_our_ids_on_every_line_nfc_or_not(
+    corpus_every_script: dict[str, Path], path: Path
+) -> None:
+    names = ["mixed", "every_script"]
+    names += ["unigram"] if path.name.startswith("te.") else []
+    names += ["bpe"] if path.name in ("te.extra.txt", "ne.train.txt") else []
+    _check_parity(corpus_every_script, read(path.name).split("\n"), names)
 
 
 def test_documented_exception_is_pinned(models: dict[str, Path]) -> None:
@@ -167,15 +199,14 @@ def respelled(draw: st.DrawFn) -> tuple[str, str]:
     return base, "".join(parts)
 
 
-@pytest.mark.usefixtures("every_script")
 @pytest.mark.parametrize("name", ["unigram", "mixed", "every_script"])
 @given(pair=respelled())
 def test_stock_agrees_on_equivalent_spellings(
-    models: dict[str, Path], name: str, pair: tuple[str, str]
+    every_script: dict[str, Path], name: str, pair: tuple[str, str]
 ) -> None:
     base, spelled = pair
     assert unicodedata.normalize("NFC", spelled) == base
-    ours, theirs = _both(models, name)
+    ours, theirs = _both(every_script, name)
     if not _exempt(spelled, name):
         assert theirs.encode(spelled) == ours.encode(base)
     for form in ("NFD", "NFC"):
@@ -207,7 +238,7 @@ def test_rule_simulation_matches_sentencepiece(models: dict[str, Path]) -> None:
     assert ours.codec is not None
     rules = dict(normalizer_rules(ours.codec, normalizer("nfc")))
     fold = LongestMatch(rules)
-    lines = read("ne.train.txt").splitlines()[:300] + read("te.train.txt").splitlines()[:300]
+    lines = sample("hi")[:300] + sample("te")[:300]
     for line in [*lines, *(unicodedata.normalize("NFD", s) for s in lines)]:
         expected = theirs.normalize(line)
         assert "\u2581" + fold(line).replace(" ", "\u2581") == expected
@@ -222,7 +253,7 @@ def test_none_mode_adds_no_rules(models: dict[str, Path]) -> None:
 
 def test_marks_stacked_without_limit_still_train(tmp_path: Path) -> None:
     """31 lines of క + ా×k made spm's rule compiler fail (32 shared prefixes)."""
-    lines = ["క" + "ా" * k for k in range(1, 32)] + read("te.train.txt").split("\n")[:1500]
+    lines = ["క" + "ా" * k for k in range(1, 32)] + sample("te")
     report = train_model(
         sentence_iterator=iter(lines), model_prefix=str(tmp_path / "m"), vocab_size=1500
     )

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 import sentencepiece as spm
 from click.testing import CliRunner
-from conftest import CORPORA
+from conftest import TE_SAMPLE, corpora, read
 
 from brahmic_pua.cli.main import main
 from brahmic_pua.evaluation.metrics import (
@@ -204,7 +204,7 @@ def trained(
     work = tmp_path_factory.mktemp("spm_patch")
     results: list[Trained] = []
     for language, (name, count) in LANGUAGES.items():
-        lines = (CORPORA / name).read_text(encoding="utf-8").split("\n")[:count]
+        lines = read(name).split("\n")[:count]
         held = [line for i, line in enumerate(lines) if i % 20 == 0 and line.strip()]
         train = work / f"{language}.txt"
         train.write_text("\n".join(line for i, line in enumerate(lines) if i % 20) + "\n")
@@ -252,6 +252,7 @@ def _pick(results: list[Trained], trainer: str) -> list[Trained]:
     return [r for r in results if r.trainer == trainer]
 
 
+@corpora
 @pytest.mark.spm_patch
 def test_patch_removes_every_multi_character_mark_start_piece(trained: list[Trained]) -> None:
     """Stock spm learns > 100 pieces such as ంగా and ాలు in each script; patched spm none."""
@@ -262,6 +263,7 @@ def test_patch_removes_every_multi_character_mark_start_piece(trained: list[Trai
         assert patched.single > 0 and patched.orphans > 0, patched
 
 
+@corpora
 @pytest.mark.spm_patch
 def test_switch_leaves_no_mark_start_piece_and_no_orphan(trained: list[Trained]) -> None:
     """--dependents_via_byte_fallback: no mark-start piece at all, so 0 orphan marks, and byte
@@ -270,6 +272,7 @@ def test_switch_leaves_no_mark_start_piece_and_no_orphan(trained: list[Trained])
         assert (r.multi, r.single, r.orphans) == (0, 0, 0.0), r
 
 
+@corpora
 @pytest.mark.spm_patch
 def test_every_model_loads_and_round_trips_in_stock_sentencepiece(trained: list[Trained]) -> None:
     """Patched models are plain models: stock sentencepiece loads them and decodes exactly."""
@@ -297,11 +300,8 @@ def test_switch_refuses_without_byte_fallback(tmp_path: Path) -> None:
 def test_default_normalizer_is_built_in(tmp_path: Path) -> None:
     """The SPM_DISABLE_EMBEDDED_DATA pitfall: with it ON, nmt_nfkc (the default) is missing."""
     bin_dir = _bin_dir()
-    lines = (CORPORA / "te.train.txt").read_text(encoding="utf-8").split("\n")[:2000]
-    corpus = tmp_path / "c.txt"
-    corpus.write_text("\n".join(lines) + "\n", encoding="utf-8")
     done = _spm_train(
-        bin_dir, f"--input={corpus}", f"--model_prefix={tmp_path}/m", "--vocab_size=1000",
+        bin_dir, f"--input={TE_SAMPLE}", f"--model_prefix={tmp_path}/m", "--vocab_size=1000",
         "--minloglevel=2",
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]

@@ -19,7 +19,7 @@ import zlib
 from pathlib import Path
 
 import pytest
-from conftest import require_extra
+from conftest import corpora, require_extra
 
 from brahmic_pua.evaluation.metrics import bits_per_byte, per_token_perplexity
 
@@ -43,6 +43,7 @@ def need_torch() -> None:
     require_extra("torch", "experiment", "the perplexity experiment")
 
 
+@corpora  # examples/perplexity reads ../shared/corpora
 def test_smoke_run(tmp_path: Path) -> None:
     need_torch()
     subprocess.run(
@@ -110,6 +111,7 @@ def test_sampler_is_seeded_and_in_vocabulary() -> None:
     assert sample(model, 3, 40, 8, "cpu", rows=4) != rows
 
 
+@corpora
 def test_training_text_never_contains_a_heldout_line() -> None:
     heldout = heldout_lines(None, 1000)
     train, sources = training_text(None, ["extra", "wikisource"], heldout, news_tail=1000)
@@ -120,6 +122,7 @@ def test_training_text_never_contains_a_heldout_line() -> None:
     assert not any(line in held or unicodedata.normalize("NFC", line) in held for line in train)
 
 
+@corpora
 def test_training_text_drops_lines_equal_to_a_heldout_file(tmp_path: Path) -> None:
     first = read_lines(TRAIN, 3)
     heldout_file = tmp_path / "heldout.txt"
@@ -183,7 +186,7 @@ def read_png(data: bytes) -> tuple[int, int, list[bytes]]:
     """Width, height and RGB rows of an 8-bit RGB PNG with filter 0 on every row (what plot.py
     writes), checking signature, IHDR, chunk CRCs and the decompressed IDAT length."""
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    at, chunks = 8, {}
+    at, chunks = 8, dict[bytes, bytes]()
     while at < len(data):
         (length,) = struct.unpack(">I", data[at : at + 4])
         kind, body = data[at + 4 : at + 8], data[at + 8 : at + 8 + length]

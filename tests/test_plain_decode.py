@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 import sentencepiece as stock
-from conftest import read
+from conftest import sample, sample_held_out
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -18,10 +18,6 @@ import brahmic_pua as spm
 from brahmic_pua.model.pieces import NORMAL
 from brahmic_pua.model.proto import parse_model
 from brahmic_pua.trainer import train_model
-
-
-def _lines(name: str, count: int) -> list[str]:
-    return read(name).splitlines()[:count]
 
 
 @pytest.fixture(scope="module")
@@ -32,9 +28,9 @@ def decoders(models: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) 
     work = tmp_path_factory.mktemp("decoding")
     odd = [
         f"{line} \u2581{line[:9]} \u2585 \ue000\ue003{line[3:7]} \uf8ff▁▁ \ue001\ue002"
-        for line in _lines("te.train.txt", 1500)
+        for line in sample("te")
     ]
-    special = {"escapes": (odd, "fixtoken"), "grapheme": (_lines("te.train.txt", 1500), "grapheme")}
+    special = {"escapes": (odd, "fixtoken"), "grapheme": (sample("te"), "grapheme")}
     paths = dict(models)
     for name, (lines, policy) in special.items():
         prefix = work / name
@@ -65,7 +61,7 @@ NAMES = ("unigram", "bpe", "mixed", "escapes", "grapheme")
 @pytest.mark.parametrize("name", NAMES)
 def test_real_lines_decode_as_stock_fast(decoders: dict[str, Any], name: str) -> None:
     ours, theirs = decoders[name]
-    lines = _lines("te.train.txt", 3000)[-300:] + _lines("hi.sample.txt", 100)
+    lines = sample_held_out("te") + sample_held_out("hi")[:100]
     ids = ours.encode(lines)
     assert ours._plain_decoder().exact
     if name not in ("escapes", "grapheme"):

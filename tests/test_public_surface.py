@@ -10,10 +10,11 @@ import pickle
 import types
 import unicodedata
 from pathlib import Path
+from typing import Any
 
 import pytest
 import sentencepiece as stock
-from conftest import read, with_words
+from conftest import sample_held_out, sample_training, with_words
 
 import brahmic_pua
 import brahmic_pua as spm
@@ -47,9 +48,7 @@ MOVED = {
 #: Names brahmic_pua implements itself; every other drop-in name is stock's own object.
 OWN_IMPLEMENTATIONS = {"SentencePieceNormalizer", "SentencePieceProcessor", "SentencePieceTrainer"}
 
-HINDI = read("hi.sample.txt").splitlines()
-TELUGU = read("te.train.txt").splitlines()
-HELD_OUT = [unicodedata.normalize("NFC", line) for line in TELUGU[2000:2030] if line]
+HELD_OUT = [unicodedata.normalize("NFC", line) for line in sample_held_out("te")[:30] if line]
 
 
 # -- the surface ------------------------------------------------------------------------------
@@ -105,13 +104,13 @@ def test_moved_names_live_in_their_packages(name: str) -> None:
 @pytest.fixture(scope="module")
 def brahmic(tmp_path_factory: pytest.TempPathFactory) -> str:
     """A brahmic_pua model on Telugu, with a few literal ▁ in the text (an escaped literal)."""
-    lines = with_words(TELUGU[:1500], "▁", 0.05, 0)
+    lines = with_words(sample_training("te"), "▁", 0.05, 0)
     prefix = tmp_path_factory.mktemp("brahmic") / "b"
     train_model(sentence_iterator=iter(lines), model_prefix=str(prefix), vocab_size=1000)
     return f"{prefix}.model"
 
 
-PLAIN_TEXTS = [*HINDI[2000:2010], "  a  b\u3000c  ", "ＡＢＣ ☃", ""]
+PLAIN_TEXTS = [*sample_held_out("hi")[:10], "  a  b\u3000c  ", "ＡＢＣ ☃", ""]
 FLAGS = [
     {},
     {"add_dummy_prefix": False},
@@ -120,7 +119,7 @@ FLAGS = [
 
 
 @pytest.mark.parametrize("flags", FLAGS)
-def test_normalizer_is_stock_on_a_plain_model(plain: str, flags: dict[str, bool]) -> None:
+def test_normalizer_is_stock_on_a_plain_model(plain: str, flags: dict[str, Any]) -> None:
     ours = spm.SentencePieceNormalizer(model_file=plain, **flags)
     theirs = stock.SentencePieceNormalizer(model_file=plain, **flags)
     assert not ours.is_brahmic

@@ -1,6 +1,6 @@
 """fixToken repair of plain spm models (issue #9 item 2): ids and vocabulary, on real text.
 
-Small stock models are trained once for the module on real Telugu and Nepali lines: Unigram with
+Small stock models are trained once for the module on the Telugu and Hindi samples: Unigram with
 byte fallback (spm's default normalizer), BPE with byte fallback and the identity normalizer (so
 NFD text, joiners and a literal ▁ reach the ids as written), and Unigram without byte fallback
 (unknown ids). Cluster boundaries are recomputed here from :func:`brahmic_pua.segment`.
@@ -19,35 +19,26 @@ from typing import Any
 import pytest
 import sentencepiece as stock
 from click.testing import CliRunner
-from conftest import CORPORA
+from conftest import CORPORA, corpora, need_corpora, sample_held_out, sample_training
 from hypothesis import given
 from hypothesis import strategies as st
 from strategies import nasty_texts, texts
 
 from brahmic_pua import segment
 from brahmic_pua.cli.main import main
-from brahmic_pua.evaluation.repair import BYTE, IdRepair, load_plain, repair_vocabulary
+from brahmic_pua.evaluation.repair import IdRepair, load_plain, repair_vocabulary
 from brahmic_pua.model.manifest import ModelFileError
 from brahmic_pua.model.pieces import NORMAL, UNUSED, starts_with_mark
-from brahmic_pua.model.proto import parse_model
+from brahmic_pua.model.proto import BYTE, parse_model
 
 SPACE = "\u2581"
 VOCAB = 2000
 HELD = 400
 
 
-def _lines(name: str, start: int, count: int) -> list[str]:
-    with open(CORPORA / name, encoding="utf-8") as stream:
-        return [line.rstrip("\n") for line in islice(stream, start, start + count)]
-
-
-def _tail(name: str, count: int) -> list[str]:
-    return (CORPORA / name).read_text(encoding="utf-8").splitlines()[-count:]
-
-
-TRAIN = _lines("te.train.txt", 0, 3000) + _lines("ne.train.txt", 0, 1500)
-#: Other-domain Telugu (news at the end of te.extra.txt) and unseen Nepali news.
-HELD_OUT = _tail("te.extra.txt", HELD) + _lines("ne.train.txt", 20000, HELD)
+TRAIN = sample_training("te") + sample_training("hi")
+#: Telugu and Hindi lines the models did not train on.
+HELD_OUT = sample_held_out("te") + sample_held_out("hi")
 NASTY_LINES = [
     "",
     " ",
@@ -62,27 +53,49 @@ NASTY_LINES = [
 ]
 
 
-def _train(model_type: str, **options: Any) -> bytes:
+def _train(lines: list[str], model_type: str, **options: Any) -> bytes:
     out = io.BytesIO()
     stock.SentencePieceTrainer.train(
-        sentence_iterator=iter(TRAIN), model_writer=out, vocab_size=VOCAB,
+        sentence_iterator=iter(lines), model_writer=out, vocab_size=VOCAB,
         model_type=model_type, minloglevel=2, **options,
     )  # fmt: skip
     return out.getvalue()
 
 
+def _models(lines: list[str]) -> dict[str, bytes]:
+    return {
+        "unigram": _train(lines, "unigram", byte_fallback=True),
+        "bpe": _train(lines, "bpe", byte_fallback=True, normalization_rule_name="identity"),
+        "unigram-no-bytes": _train(lines, "unigram"),
+    }
+
+
 @pytest.fixture(scope="module")
 def plain() -> dict[str, bytes]:
-    return {
-        "unigram": _train("unigram", byte_fallback=True),
-        "bpe": _train("bpe", byte_fallback=True, normalization_rule_name="identity"),
-        "unigram-no-bytes": _train("unigram"),
-    }
+    return _models(TRAIN)
 
 
 @pytest.fixture(scope="module")
 def repairs(plain: dict[str, bytes]) -> dict[str, IdRepair]:
     return {name: IdRepair(data, name) for name, data in plain.items()}
+
+
+def _corpus_lines(name: str, count: int) -> list[str]:
+    need_corpora()
+    with open(CORPORA / name, encoding="utf-8") as stream:
+        return [line.rstrip("\n") for line in islice(stream, count)]
+
+
+@pytest.fixture(scope="module")
+def corpus_plain() -> dict[str, bytes]:
+    """The same models on 3,000 lines of te.train and 1,500 of ne.train: the pieces that the
+    examples case by case below name (▁మ, ా, ▁క...), which the samples do not all give."""
+    return _models(_corpus_lines("te.train.txt", 3000) + _corpus_lines("ne.train.txt", 1500))
+
+
+@pytest.fixture(scope="module")
+def corpus_repairs(corpus_plain: dict[str, bytes]) -> dict[str, IdRepair]:
+    return {name: IdRepair(data, name) for name, data in corpus_plain.items()}
 
 
 def _orphans(repair: IdRepair, ids: Sequence[int]) -> int:
@@ -208,8 +221,9 @@ def test_pieces_around_real_marks_property(
 # Id repair, case by case.
 
 
-def test_a_mark_moves_into_the_token_before_it(repairs: dict[str, IdRepair]) -> None:
-    repair = repairs["unigram"]
+@corpora
+def test_a_mark_moves_into_the_token_before_it(corpus_repairs: dict[str, IdRepair]) -> None:
+    repair = corpus_repairs["unigram"]
     sp = repair.processor
     assert repair.repair(_ids(repair, "▁మ", "ా")) == _ids(repair, "▁మా")
     bos, eos = sp.bos_id(), sp.eos_id()
@@ -220,31 +234,34 @@ def test_a_mark_moves_into_the_token_before_it(repairs: dict[str, IdRepair]) -> 
     assert _check(repair, ids) == _ids(repair, "▁", "కా", "లు", "ష్", "యం")
 
 
+@corpora
 def test_a_cluster_without_a_piece_goes_to_bytes(
-    repairs: dict[str, IdRepair], plain: dict[str, bytes]
+    corpus_repairs: dict[str, IdRepair], corpus_plain: dict[str, bytes]
 ) -> None:
     """The paper's example విజ్ఞానం (§3.3): this model writes the cluster ఞా as ఞ + ా, and has
     no piece ఞా; byte pieces spell it, or without bytes the span keeps its ids."""
-    repair = repairs["unigram"]
+    repair = corpus_repairs["unigram"]
     sp = repair.processor
     ids = sp.encode("విజ్ఞానం")
     assert ids == _ids(repair, "▁వి", "జ్", "ఞ", "ా", "నం")
     spelled = [sp.piece_to_id(f"<0x{b:02X}>") for b in "ఞా".encode()]
     assert _check(repair, ids) == [*ids[:2], *spelled, ids[-1]]
-    assert _check(IdRepair(plain["unigram"], use_bytes=False), ids) == ids
-    assert _check(repairs["unigram-no-bytes"], ids) == ids
+    assert _check(IdRepair(corpus_plain["unigram"], use_bytes=False), ids) == ids
+    assert _check(corpus_repairs["unigram-no-bytes"], ids) == ids
 
 
-def test_orphans_in_the_text_stay_where_they_are(repairs: dict[str, IdRepair]) -> None:
+@corpora
+def test_orphans_in_the_text_stay_where_they_are(corpus_repairs: dict[str, IdRepair]) -> None:
     """A mark after ▁ or at the start is an orphan in the text itself: its own cluster."""
-    repair = repairs["unigram"]
+    repair = corpus_repairs["unigram"]
     for pieces in (("▁", "ా"), ("ా", "▁క"), ("▁క", "▁", "ి")):
         ids = _ids(repair, *pieces)
         assert repair.repair(ids) == ids
 
 
-def test_nothing_moves_across_a_barrier(repairs: dict[str, IdRepair]) -> None:
-    repair = repairs["unigram"]
+@corpora
+def test_nothing_moves_across_a_barrier(corpus_repairs: dict[str, IdRepair]) -> None:
+    repair = corpus_repairs["unigram"]
     sp = repair.processor
     space = [sp.piece_to_id(f"<0x{b:02X}>") for b in SPACE.encode("utf-8")]  # a literal ▁
     broken = [sp.piece_to_id("<0xE0>")]  # not UTF-8

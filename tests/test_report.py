@@ -12,6 +12,7 @@ import ast
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import pytest
 import sentencepiece
@@ -47,7 +48,7 @@ def tokenizers(tmp_path_factory: pytest.TempPathFactory) -> dict[str, SentencePi
     work = tmp_path_factory.mktemp("report")
     train = [line for name in ("te.sample.txt", "hi.sample.txt") for line in
              _sample(name)[:-PER_LANGUAGE]]  # fmt: skip
-    options = {"vocab_size": 1200, "byte_fallback": True, "minloglevel": 2}
+    options: dict[str, Any] = {"vocab_size": 1200, "byte_fallback": True, "minloglevel": 2}
     train_model(sentence_iterator=iter(train), model_prefix=str(work / "ours"), **options)
     sentencepiece.SentencePieceTrainer.train(
         sentence_iterator=iter(train), model_prefix=str(work / "plain"), **options
@@ -132,7 +133,10 @@ def test_an_encoder_is_measured_by_what_it_offers() -> None:
 
 
 def test_one_table_layout() -> None:
-    columns = {"a": {"tokens": 10, "unk_rate": 0.5, "nsl": 1.25}, "long name": {"tokens": 7}}
+    columns: dict[str, dict[str, Any]] = {
+        "a": {"tokens": 10, "unk_rate": 0.5, "nsl": 1.25},
+        "long name": {"tokens": 7},
+    }
     assert table(columns, reference="b") == [
         "metric                   a  long name",
         "tokens                  10          7",

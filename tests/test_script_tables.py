@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 import unicodedata
 from functools import cache
+from typing import Any
 
 import pytest
 import regex
@@ -40,7 +41,8 @@ _ZW = frozenset("\u200c\u200d")
 def _unicode_scripts() -> regex.Pattern[str]:
     """The old pattern: one group per real script, named by its long name."""
     names: dict[int, str] = {}
-    for name, value in regex_core.PROPERTIES["SCRIPT"][1].items():
+    properties: dict[str, Any] = vars(regex_core)["PROPERTIES"]  # not in types-regex's stub
+    for name, value in properties["SCRIPT"][1].items():
         names.setdefault(value, name)  # the long name comes first
     wanted = sorted(n for n in names.values() if n not in _NEUTRAL_SCRIPTS)
     return regex.compile("|".join(rf"(?P<{n}>\p{{sc={n}}})" for n in wanted))

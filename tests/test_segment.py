@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from itertools import pairwise
+from pathlib import Path
 
 import pytest
 import regex
-from conftest import corpus_files, read
+from conftest import OTHER_SCRIPTS, corpora, corpus_files, read, sample
 from hypothesis import given
 from strategies import nasty_texts
 
@@ -62,9 +63,9 @@ def test_akshara(text: str, expected: list[str]) -> None:
     assert segment(text, "akshara") == expected
 
 
-def test_grapheme_is_unicode_extended_grapheme_clusters(te_train: str) -> None:
-    sample = te_train[:200_000]
-    assert segment(sample, "grapheme") == regex.findall(r"\X", sample)
+def test_grapheme_is_unicode_extended_grapheme_clusters() -> None:
+    text = "\n".join(sample("te") + sample("hi"))
+    assert segment(text, "grapheme") == regex.findall(r"\X", text)
 
 
 def test_orphans_form_their_own_clusters() -> None:
@@ -112,9 +113,9 @@ def test_fixtoken_definition(text: str) -> None:
     check_fixtoken(text, segment(text))
 
 
-def test_fixtoken_definition_on_telugu(te_train: str) -> None:
-    sample = te_train[:300_000]
-    check_fixtoken(sample, segment(sample))
+def test_fixtoken_definition_on_telugu() -> None:
+    text = "\n".join(sample("te"))
+    check_fixtoken(text, segment(text))
 
 
 def test_huge_line() -> None:
@@ -123,9 +124,16 @@ def test_huge_line() -> None:
         assert "".join(segment(line, policy)) == line
 
 
+def test_every_sample_segments_losslessly() -> None:
+    text = "\n".join(sample("te") + sample("hi") + OTHER_SCRIPTS)
+    for policy in POLICIES:
+        assert "".join(segment(text, policy)) == text, policy
+
+
+@corpora
 @pytest.mark.parametrize("path", corpus_files(), ids=lambda p: p.name)
-def test_every_corpus_segments_losslessly(path: object) -> None:
-    text = read(path.name)  # type: ignore[attr-defined]
+def test_every_corpus_segments_losslessly(path: Path) -> None:
+    text = read(path.name)
     for policy in POLICIES:
         clusters = segment(text, policy)
         assert "".join(clusters) == text, policy

@@ -8,10 +8,11 @@ from __future__ import annotations
 import unicodedata
 from itertools import chain
 from pathlib import Path
+from typing import Any
 
 import pytest
 import speed_reference as reference
-from conftest import read
+from conftest import OTHER_SCRIPTS, sample
 from hypothesis import given
 from hypothesis import strategies as st
 from strategies import ALPHABET, nasty_texts, texts
@@ -37,18 +38,12 @@ from brahmic_pua.trainer.corpus import Corpus
 POLICIES = ("fixtoken", "akshara", "syllable", "grapheme")
 
 
-def _lines(name: str, count: int) -> list[str]:
-    return read(name).splitlines()[:count]
-
-
 # -- counting -----------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("policy", POLICIES)
 def test_counts_equal_a_count_of_every_whole_text(policy: str) -> None:
-    lines = (
-        _lines("te.train.txt", 1500) + _lines("hi.sample.txt", 500) + _lines("ml.sample.txt", 99)
-    )
+    lines = sample("te") + sample("hi") + OTHER_SCRIPTS
     every_sentinel = "".join(map(chr, range(0xFDD0, 0xFDF0)))
     lines += ["", " ", "  a  ", "క  ా ", "\t కా\u2581 \ue001", every_sentinel + " కా కా"]
     fast, plain = count_corpus(lines, policy), reference.count_corpus(lines, policy)
@@ -73,7 +68,7 @@ def test_counts_equal_on_any_text(lines: list[str]) -> None:
 @pytest.mark.parametrize("policy", POLICIES)
 def test_counts_in_small_windows_are_the_same(monkeypatch: pytest.MonkeyPatch, policy: str) -> None:
     """Distinct words let go every few words and cut a few at a time: the same counts."""
-    lines = _lines("te.train.txt", 300) + _lines("hi.sample.txt", 100) + ["", " ", "కా  కా "]
+    lines = sample("te")[:300] + sample("hi")[:100] + ["", " ", "కా  కా "]
     plain = reference.count_corpus(lines, policy)
     monkeypatch.setattr(counting, "MAX_WORDS", 50)
     monkeypatch.setattr(counting, "WORDS_AT_ONCE", 7)
@@ -126,7 +121,7 @@ def test_cheapest_first_is_the_sorted_order(candidates: list[str]) -> None:
 
 @pytest.fixture(scope="module")
 def codec() -> PUACodec:
-    lines = _lines("te.train.txt", 800) + _lines("ne.train.txt", 200) + _lines("bn.sample.txt", 200)
+    lines = sample("te")[:400] + sample("hi")[:150] + OTHER_SCRIPTS * 3
     return PUACodec.build(lines, policy="akshara")
 
 
@@ -140,8 +135,8 @@ def test_normalizer_rules_equal_the_plain_algorithm(codec: PUACodec, mode: str) 
 def test_model_is_byte_identical_to_the_plain_path(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, model_type: str
 ) -> None:
-    lines = _lines("te.train.txt", 2000) + _lines("hi.sample.txt", 400)
-    options = {"vocab_size": 1200, "model_type": model_type, "num_threads": 1}
+    lines = sample("te")[:400] + sample("hi")[:150]
+    options: dict[str, Any] = {"vocab_size": 800, "model_type": model_type, "num_threads": 1}
     for path in ("fast", "plain"):  # the same file name: the model records it
         if path == "plain":  # plain count and rules; spm fed every rule, from Python, alone
             monkeypatch.setattr(rules, "normalizer_rules", reference.normalizer_rules)

@@ -9,10 +9,11 @@ import threading
 import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import sentencepiece as stock
-from conftest import read
+from conftest import sample, sample_held_out, sample_training
 
 import brahmic_pua as spm
 from brahmic_pua.codec import PUACodec
@@ -22,7 +23,7 @@ from brahmic_pua.normalize import normalizer
 from brahmic_pua.trainer import engine, range_count, train_model
 from brahmic_pua.trainer.corpus import Corpus
 
-LINES = read("te.train.txt").splitlines()[:2500]
+LINES = sample("te")
 
 
 class Watched:
@@ -38,12 +39,13 @@ class Watched:
 
 
 def _train(
-    tmp_path: Path, lines: list[str] | None = None, **options: object
+    tmp_path: Path, lines: list[str] | None = None, **options: Any
 ) -> spm.SentencePieceProcessor:
+    settings: dict[str, Any] = {"vocab_size": 1500, **options}
     report = train_model(
         sentence_iterator=iter(LINES if lines is None else lines),
         model_prefix=str(tmp_path / "m"),
-        **{"vocab_size": 1500, **options},  # type: ignore[arg-type]
+        **settings,
     )
     return spm.SentencePieceProcessor(model_file=report.model_file)
 
@@ -100,11 +102,11 @@ def test_blank_corpus_is_one_clear_error(tmp_path: Path) -> None:
 
 
 def test_non_utf8_file_names_line_and_offset(tmp_path: Path) -> None:
-    lines = LINES[:2000]
+    lines = LINES[:1000]
     data = "\n".join(lines).encode() + b"\n\xff oops\n"
     offset = data.index(b"\xff")
     (tmp_path / "bad.txt").write_bytes(data)
-    with pytest.raises(ValueError, match=rf"line 2001 \(byte offset {offset}: invalid start byte"):
+    with pytest.raises(ValueError, match=rf"line 1001 \(byte offset {offset}: invalid start byte"):
         train_model(input=str(tmp_path / "bad.txt"), model_prefix=str(tmp_path / "m"))
 
 
@@ -133,19 +135,19 @@ def test_user_symbols_keep_the_round_trip(tmp_path: Path) -> None:
 def test_open_file_iterator_trains_like_the_file(tmp_path: Path) -> None:
     """``sentence_iterator=open(path)`` (spm's documented idiom) yields lines ending in "\\n"."""
     path = tmp_path / "corpus.txt"
-    path.write_text("\n".join(LINES) + "\n", encoding="utf-8")
+    path.write_text("\n".join(LINES[:600]) + "\n", encoding="utf-8")
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
-    train_model(input=str(path), model_prefix=str(tmp_path / "a" / "m"), vocab_size=1500)
+    train_model(input=str(path), model_prefix=str(tmp_path / "a" / "m"), vocab_size=1000)
     with open(path, encoding="utf-8") as stream:
         train_model(
-            sentence_iterator=stream, model_prefix=str(tmp_path / "b" / "m"), vocab_size=1500
+            sentence_iterator=stream, model_prefix=str(tmp_path / "b" / "m"), vocab_size=1000
         )
     assert (tmp_path / "a" / "m.model").read_bytes() == (tmp_path / "b" / "m.model").read_bytes()
     with_bom = tmp_path / "bom.txt"
     with_bom.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
     (tmp_path / "c").mkdir()
-    train_model(input=str(with_bom), model_prefix=str(tmp_path / "c" / "m"), vocab_size=1500)
+    train_model(input=str(with_bom), model_prefix=str(tmp_path / "c" / "m"), vocab_size=1000)
     assert (tmp_path / "c" / "m.model").read_bytes() == (tmp_path / "a" / "m.model").read_bytes()
     assert "\ufeff" not in (tmp_path / "c" / "m.vocab").read_text(encoding="utf-8")
 
@@ -163,18 +165,18 @@ def test_iterator_lines_are_kept_exactly(tmp_path: Path) -> None:
 
 def test_sampled_training_is_reproducible(tmp_path: Path) -> None:
     """spm's own input_sentence_size sampling changes between runs; ours is seeded."""
-    lines = read("te.train.txt").splitlines()[:6000]
+    lines = sample("te")
     for run in ("a", "b"):
         (tmp_path / run).mkdir()
         train_model(
             sentence_iterator=iter(lines), model_prefix=str(tmp_path / run / "m"),
-            vocab_size=1500, input_sentence_size=1000, model_type="bpe",
+            vocab_size=1000, input_sentence_size=600, model_type="bpe",
         )  # fmt: skip
     assert (tmp_path / "a" / "m.model").read_bytes() == (tmp_path / "b" / "m.model").read_bytes()
     (tmp_path / "c").mkdir()
     train_model(
         sentence_iterator=iter(lines), model_prefix=str(tmp_path / "c" / "m"),
-        vocab_size=1500, model_type="bpe",
+        vocab_size=1000, model_type="bpe",
     )  # fmt: skip
     assert (tmp_path / "c" / "m.model").read_bytes() != (tmp_path / "a" / "m.model").read_bytes()
 
@@ -185,7 +187,7 @@ def test_sampled_training_is_reproducible(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("options", "guarantee"),
     [
-        ({"byte_fallback": False, "vocab_size": 4000}, "byte_fallback=False turns off guarantee 1"),
+        ({"byte_fallback": False, "vocab_size": 3000}, "byte_fallback=False turns off guarantee 1"),
         ({"remove_extra_whitespaces": True}, "remove_extra_whitespaces=True turns off guarantee 1"),
         ({"model_type": "word", "vocab_size": 4000}, "model_type=word turns off guarantee 1"),
     ],
@@ -209,7 +211,7 @@ def test_char_model_keeps_every_guarantee(
 ) -> None:
     sp = _train(tmp_path, model_type="char", vocab_size=1500)
     assert "turns off" not in capsys.readouterr().err
-    held = [*read("te.extra.txt").splitlines()[:1000], " ా క్ ర ి", "a  b ", "\ue003▁x\u2585"]
+    held = [*sample_held_out("te"), *sample("hi"), " ా క్ ర ి", "a  b ", "\ue003▁x\u2585"]
     ids = sp.encode(held)
     assert sp.decode(ids) == [unicodedata.normalize("NFC", s) for s in held]
     assert not [
@@ -224,7 +226,7 @@ def test_codec_is_thread_safe(monkeypatch: pytest.MonkeyPatch) -> None:
     """Caches that fill up are replaced, never cleared under another thread's feet."""
     monkeypatch.setattr(codec_module, "_CACHE_LIMIT", 64)
     codec = PUACodec.build(LINES)
-    texts = read("te.extra.txt").splitlines()[:120]
+    texts = sample_held_out("te")[:40]
     expected = [PUACodec.build(LINES).encode(t) for t in texts]
     failures: list[BaseException] = []
     results: dict[int, list[str]] = {}
@@ -249,7 +251,7 @@ def test_codec_is_thread_safe(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_codes_spm_drops_are_left_as_text(tmp_path: Path) -> None:
     """A user's character_coverage can make spm drop a code the plan kept: that cluster leaves
     the table and the rules are recompiled, so no code is ever without a piece."""
-    lines = read("te.train.txt").splitlines()[:3000] + read("hi.sample.txt").splitlines()[:1500]
+    lines = sample_training("te") + sample_training("hi")
     report = train_model(
         sentence_iterator=iter(lines), model_prefix=str(tmp_path / "m"), vocab_size=3000,
         character_coverage=0.98,
@@ -259,7 +261,7 @@ def test_codes_spm_drops_are_left_as_text(tmp_path: Path) -> None:
     assert sp.codec is not None and len(sp.codec) < report.alphabet.symbols
     usable = {theirs.id_to_piece(i) for i in range(len(sp)) if not theirs.is_unused(i)}
     assert all(code in usable for code, _ in sp.codec.code_pairs())
-    held = read("te.extra.txt").splitlines()[:500] + read("mr.sample.txt").splitlines()[:500]
+    held = sample_held_out("te") + sample_held_out("hi")
     ids = sp.encode(held)
     assert sp.decode(ids) == [unicodedata.normalize("NFC", s) for s in held]
     assert theirs.encode(held) == ids
@@ -277,7 +279,7 @@ def test_manifest_that_is_not_an_object_is_one_clear_error(tmp_path: Path) -> No
 def test_an_spm_error_is_one_line_on_either_path(tmp_path: Path, inner_line_feed: bool) -> None:
     """spm trains on a thread from its line file, or here from Python when a line holds a line
     feed: either way its error reaches the caller as one ValueError and nothing is written."""
-    lines = read("te.train.txt").splitlines()[:300] + ["తెలుగు\nభాష"] * inner_line_feed
+    lines = sample("te")[:300] + ["తెలుగు\nభాష"] * inner_line_feed
     with pytest.raises(ValueError, match=r"^SentencePiece could not train: .*too high") as error:
         train_model(sentence_iterator=lines, model_prefix=str(tmp_path / "m"), vocab_size=30000)
     assert "\n" not in str(error.value)
@@ -290,7 +292,7 @@ def test_the_line_file_and_the_iterator_give_one_model(
     """spm reads the lines from a file (U+2585 escaped in it) or, forced here, from Python:
     with CR, BOM, blank lines, literal codes and ▁ among them, the models are byte-identical."""
     odd = ["a\u2585b", "\ufeffజ్ఞ ా", "x\ry", "", "  ", "తె\u200cలు\u200dగు", "\ue000\u2581z"]
-    lines = odd * 20 + read("te.train.txt").splitlines()[:2000]
+    lines = odd * 20 + sample("te")
     made = []
     for name in ("file", "iterator"):
         if name == "iterator":
@@ -308,10 +310,10 @@ def test_worker_processes_write_the_same_model_file(
     """num_threads > 1 counts line ranges of input files in worker processes (forced here on a
     small corpus, in ranges of 60 kB across two files with a BOM, CRLF, U+2585, no final
     newline): the same counts, statistics and spm line file, so the same model."""
-    hindi = read("hi.sample.txt").splitlines()[:1000]
+    hindi = sample("hi")
     first, second = tmp_path / "te.txt", tmp_path / "mixed.txt"
-    first.write_bytes(("\ufeff" + "\r\n".join(LINES[:2000]) + "\r\n\n▅ క\n").encode())
-    second.write_bytes(("\n".join(LINES[2000:] + hindi) + "\n\nकि").encode())
+    first.write_bytes(("\ufeff" + "\r\n".join(LINES[:800]) + "\r\n\n▅ క\n").encode())
+    second.write_bytes(("\n".join(LINES[800:] + hindi) + "\n\nकि").encode())
     files = [str(first), str(second)]
     monkeypatch.setattr(range_count, "PARALLEL_MIN_BYTES", 0)
     monkeypatch.setattr(range_count, "MIN_RANGE_BYTES", 60_000)
@@ -325,7 +327,7 @@ def test_worker_processes_write_the_same_model_file(
         prefix = tmp_path / str(workers) / "m"
         prefix.parent.mkdir()
         report = train_model(
-            input=files, model_prefix=str(prefix), vocab_size=1500, model_type="bpe",
+            input=files, model_prefix=str(prefix), vocab_size=1000, model_type="bpe",
             num_threads=2,
         )  # fmt: skip
         assert report.lines_with_block == 1
@@ -338,27 +340,32 @@ def test_a_sample_is_trained_as_its_lines_alone(tmp_path: Path, first: bool) -> 
     """With input_sentence_size only the sample is read past the line count and counted: the
     model is byte-identical to one trained on the sample's lines, whether the corpus came as
     files or as an iterator."""
-    hindi = read("hi.sample.txt").splitlines()[:1500]
+    hindi = sample("hi")
     files = [tmp_path / "te.txt", tmp_path / "hi.txt"]
     files[0].write_text("\n".join(LINES) + "\n▅ క\n", encoding="utf-8")
     files[1].write_text("\n".join(hindi), encoding="utf-8")
     names = [str(path) for path in files]
     every = [*LINES, "▅ క", *hindi]
-    options = {"vocab_size": 1500, "model_type": "bpe", "shuffle_input_sentence": not first}
-    corpus = Corpus(names, None, normalizer("nfc"), 1200, first)
+    options: dict[str, Any] = {
+        "vocab_size": 1000,
+        "model_type": "bpe",
+        "shuffle_input_sentence": not first,
+    }
+    corpus = Corpus(names, None, normalizer("nfc"), 700, first)
     chosen = [text for batch in corpus.scan() for text in batch]
     corpus.close()
-    assert len(chosen) == 1200 and (chosen == every[:1200]) == first
+    assert len(chosen) == 700 and (chosen == every[:700]) == first
     made = []
-    for name, source in (
-        ("files", {"input": names, "input_sentence_size": 1200}),
-        ("iterator", {"sentence_iterator": iter(every), "input_sentence_size": 1200}),
+    sources: list[tuple[str, dict[str, Any]]] = [
+        ("files", {"input": names, "input_sentence_size": 700}),
+        ("iterator", {"sentence_iterator": iter(every), "input_sentence_size": 700}),
         ("the sample", {"sentence_iterator": iter(chosen)}),
-    ):
+    ]
+    for name, source in sources:
         prefix = tmp_path / name / "m"
         prefix.parent.mkdir()
         report = train_model(model_prefix=str(prefix), **source, **options)
-        assert report.lines == 1200
+        assert report.lines == 700
         made.append([(prefix.parent / f"m{s}").read_bytes() for s in (".model", ".vocab")])
     assert made[0] == made[1] == made[2]
 

@@ -26,13 +26,13 @@ import brahmic_pua
 from brahmic_pua.cli.main import main
 from brahmic_pua.io.digest import fingerprint, json_fingerprint
 from brahmic_pua.model.manifest import (
-    MAX_FOLDING_RULES,
     MAX_PAYLOAD,
     Manifest,
     ModelFileError,
     extract,
 )
 from brahmic_pua.model.proto import MANIFEST, model_pb2, parse_model
+from brahmic_pua.normalize.folding import MAX_FOLDING_RULES
 
 Body = dict[str, Any]
 
@@ -240,7 +240,9 @@ def test_random_values_anywhere_are_a_model_file_error_or_load(model: bytes, dat
         target: Any = body
         for key in parents:
             target = _child(target, key)
-        if isinstance(target, dict) or _child(target, last) is not None:
+        if isinstance(target, dict):  # a JSON object's keys are text: 0 is "0" there
+            target[str(last)] = data.draw(JSON_VALUES)
+        elif _child(target, last) is not None:
             target[last] = data.draw(JSON_VALUES)
     try:
         extract(_with_payload(model, _signed(body)), "x.model")
