@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from conftest import CORPORA, require_extra
+from conftest import CORPORA, corpora, require_extra
 
 from brahmic_pua.trainer import train_model
 from brahmic_pua.trainer.signals import signals_deferred
@@ -111,7 +111,9 @@ def out(tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize(("sent", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
-@pytest.mark.parametrize("source", [TE, SAMPLE], ids=["long", "short"])
+@pytest.mark.parametrize(
+    "source", [pytest.param(TE, marks=corpora, id="long"), pytest.param(SAMPLE, id="short")]
+)
 def test_a_signal_during_spm_training_leaves_nothing(
     tmp: Path, out: Path, sent: signal.Signals, status: int, source: str
 ) -> None:
@@ -150,6 +152,7 @@ def _alive(pid: int) -> bool:
         return False
 
 
+@corpora
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads child processes from /proc")
 def test_sigkill_leaves_only_temporary_files_and_no_process(tmp: Path, out: Path) -> None:
     """SIGKILL cannot be cleaned up after: the worker processes counting the corpus die with
@@ -195,6 +198,7 @@ def test_sigkill_leaves_only_temporary_files_and_no_process(tmp: Path, out: Path
 # -- a plain Python program ------------------------------------------------------------------------
 
 
+@corpora
 @pytest.mark.parametrize("iterator", [False, True], ids=["input", "sentence_iterator"])
 def test_the_library_cleans_up_under_pythons_default_sigterm(
     tmp: Path, out: Path, iterator: bool
@@ -283,6 +287,7 @@ def _processes_naming(text: str) -> list[str]:
     return found
 
 
+@corpora
 @pytest.mark.parametrize(("sent", "status"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_ray_engine_signal_during_spm_training_leaves_nothing(
     short_tmp: Path, out: Path, sent: signal.Signals, status: int
