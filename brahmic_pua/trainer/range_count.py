@@ -96,8 +96,9 @@ def count_in_processes(
                 jobs.append(pool.submit(count_spans, group, normalize, policy, part()))
         return reduce_in_order((job.result() for job in jobs), files, progress)
     except BaseException:
-        for job in jobs:
-            job.cancel()
+        # The workers are killed, not their futures cancelled: the pool's manager thread then
+        # fails every pending future, where a cancelled one would make it raise
+        # InvalidStateError in its thread (a traceback on a SIGTERM during the scan).
         # (Python 3.14 has pool.terminate_workers(); until then its table of processes)
         for process in list((pool._processes or {}).values()):
             process.kill()
