@@ -62,6 +62,8 @@ MULTI_STEP = [
     ((("x", "e"), ("ệ", "y")), "x\u0302\u0323"),  # the same marks typed in the other order
     ((("x", "가"), ("각", "y")), "x\u11a8"),  # 가 + ᆨ → 각
     ((("y", "\u11a8"), ("각", "z")), "가y"),  # the jamo composes with the syllable before it
+    ((("ộ", "ô"),), "ộ\u0323"),  # ô + ̣ is ộ: the tail's mark sorts before ô's own
+    ((("x", "ô"), ("ộ", "y")), "x\u0323"),
 ]
 
 

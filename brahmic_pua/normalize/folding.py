@@ -34,7 +34,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache, cached_property
+from functools import cache, cached_property, lru_cache
 from importlib import resources
 from itertools import islice
 
@@ -196,9 +196,8 @@ def _alone(
     if not replacement:
         return
     held = _held(rules)
-    for made, tail in _composed_from(replacement[-1]):
-        if made in held:
-            yield check.violation("nfc", pattern, made, pattern + tail)
+    for made, tail in _composed_from(replacement[-1], held):
+        yield check.violation("nfc", pattern, made, pattern + tail)
     if unicodedata.combining(replacement[-1]) and any(map(unicodedata.combining, held)):
         yield Violation("nfc", pattern, replacement, None)
 
@@ -270,23 +269,37 @@ def _composing_starts() -> frozenset[str]:
     return frozenset(ch for key in composites() for ch in key[1:])
 
 
-@cache
-def _compositions() -> dict[str, tuple[tuple[str, str], ...]]:
-    """NFD of a character → (character, tail) for each NFC character whose full decomposition
-    is that NFD followed by the non-empty tail: the characters NFC makes of it and what follows
-    it, in as many steps as composition takes (e + U+0323 + U+0302 → ẹ → ệ)."""
+@lru_cache(maxsize=8)
+def _by_base(held: frozenset[str]) -> dict[str, list[tuple[str, str]]]:
+    """The characters of ``held`` that decompose, with their decompositions, by first code point."""
     found: dict[str, list[tuple[str, str]]] = {}
-    for decomposed, chars in composites().items():
-        for ch in chars:
-            if unicodedata.is_normalized("NFC", ch):
-                for k in range(1, len(decomposed)):
-                    found.setdefault(decomposed[:k], []).append((ch, decomposed[k:]))
-    return {key: tuple(pairs) for key, pairs in found.items()}
+    for made in sorted(held):
+        decomposed = unicodedata.normalize("NFD", made)
+        if len(decomposed) > 1:
+            found.setdefault(decomposed[0], []).append((made, decomposed))
+    return found
 
 
-def _composed_from(ch: str) -> tuple[tuple[str, str], ...]:
-    """(character, tail) for every NFC character that ``ch`` followed by ``tail`` composes to."""
-    return _compositions().get(unicodedata.normalize("NFD", ch), ())
+def _composed_from(ch: str, held: frozenset[str]) -> list[tuple[str, str]]:
+    """(character, tail) for every character of ``held`` that ``ch`` followed by ``tail``
+    composes to, in as many steps as composition takes: h with the same base as ``ch`` whose
+    decomposition holds the marks of ``ch``'s and more (the tail), such that NFC(ch + tail) is h.
+    The tail's marks may sort before ``ch``'s own (ô + U+0323 is ộ, whose decomposition is
+    o U+0323 U+0302), so ``ch``'s decomposition need not be a prefix of h's."""
+    start = unicodedata.normalize("NFD", ch)
+    found = []
+    for made, decomposed in _by_base(held).get(start[0], ()):
+        if len(decomposed) <= len(start):
+            continue
+        tail = list(decomposed[1:])
+        try:
+            for mark in start[1:]:
+                tail.remove(mark)
+        except ValueError:
+            continue
+        if unicodedata.normalize("NFC", ch + "".join(tail)) == made:
+            found.append((made, "".join(tail)))
+    return found
 
 
 def _attaches_left(ch: str) -> bool:
