@@ -17,9 +17,11 @@ mark, joiner or character that follows the first in a canonical decomposition: H
 Bengali ৗ), and end with one whose compositions with what may follow, in any number of steps,
 are in no pattern (``nfc``: x → e with ệ → y is refused, since e + U+0323 + U+0302 composes
 to ệ in two steps; x → 가 with 각 → y, since 가 + ᆨ is 각). A composition of the replacement's
-last character c with a tail t is a character h with NFD(h) == NFD(c) + t, because NFC(c + t)
-is the NFC character canonically equivalent to it: so the check looks NFD(c) up among the
-prefixes of every full decomposition, which covers every chain of steps at once. With none of
+last character c with a tail t is a character h canonically equivalent to c + t, since NFC(c + t)
+is the NFC character equivalent to it: h has c's base, and its decomposition holds c's marks and
+t's (t's may sort first: ô + U+0323 is ộ, o U+0323 U+0302). So the check takes each character
+of the patterns with c's base, removes c's marks from its decomposition, and tests NFC(c + the
+rest): every chain of steps at once. With none of
 these, a second pass finds nothing: the fixpoint is reached after one pass.
 
 The check is bounded by the table's size, not by its problems: every way two rules can meet is
