@@ -60,7 +60,7 @@ def normalizer_rules(codec: PUACodec, n: Normalizer) -> list[tuple[str, str]]:
         return base
     rules = dict(_kept_by_n(base, n))
     fold = LongestMatch(rules)
-    characters = sorted({_nfc(ch) for ch in decomposing_characters()})
+    characters, letters, letters_followed = _unicode_texts()
     wanted = [*rules, *characters]
     wanted += [_nfc(source) for source, _ in base if n(source) != source]
     # The table's clusters and runs of marks first, each budget its own: precomposed Brahmic
@@ -68,8 +68,7 @@ def normalizer_rules(codec: PUACodec, n: Normalizer) -> list[tuple[str, str]]:
     # do, and must not crowd out the scripts the model was trained on.
     followed = _followed_by_marks(list(rules)) + _mark_runs(list(rules))
     wanted += followed
-    letters = [text for text in characters if cluster_script(text)]
-    wanted += _followed_by_marks(letters)
+    wanted += letters_followed
     folded = _folding_sources(n, codec)
     wanted += folded
     if n.strips_zwj:
@@ -99,6 +98,17 @@ def normalizer_rules(codec: PUACodec, n: Normalizer) -> list[tuple[str, str]]:
         if len(s) < MAX_SHARED_PREFIXES or _shared_prefixes(s, sources) < MAX_SHARED_PREFIXES
     ]
     return list(rules.items()) + kept
+
+
+@cache
+def _unicode_texts() -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """NFC of every character NFC changes, those of them that are Brahmic letters, and those
+    letters followed by marks. They depend on the Unicode tables alone, not on the codec or
+    the mode, and following the letters by marks is most of a small training's rule time, so
+    they are built once per process."""
+    characters = tuple(sorted({_nfc(ch) for ch in decomposing_characters()}))
+    letters = tuple(text for text in characters if cluster_script(text))
+    return characters, letters, tuple(_followed_by_marks(list(letters)))
 
 
 def _kept_by_n(pairs: list[tuple[str, str]], n: Normalizer) -> list[tuple[str, str]]:
