@@ -373,18 +373,13 @@ def test_readme_makes_the_shared_model() -> None:
 
 # -- docstring examples of the public objects ------------------------------------------------
 
-# Public names with no docstring example yet: the processor, trainer and normalizer would need a
-# trained model; sentencepiece's own objects have sentencepiece's docstrings; the folding API's
-# examples are in docs/nepali.md; the constants and errors have no docstring of their own.
+# Public names with no docstring example: sentencepiece's own functions and ThreadPool keep
+# sentencepiece's docstrings; the constants and errors have no docstring of their own.
 WITHOUT_EXAMPLE = {
     "CodecFileError",
-    "FoldingTable",
     "ModelFileError",
     "POLICIES",
     "SCRIPT_NAMES",
-    "SentencePieceNormalizer",
-    "SentencePieceProcessor",
-    "SentencePieceTrainer",
     "SetDataDir",
     "SetMinLogLevel",
     "SetNBestTimeout",
@@ -394,7 +389,6 @@ WITHOUT_EXAMPLE = {
     "set_min_log_level",
     "set_nbest_timeout",
     "set_random_generator_seed",
-    "validate_folding_rules",
 }
 
 

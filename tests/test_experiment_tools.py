@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import require_extra
+from conftest import corpora, require_extra
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "perplexity"
 sys.path.insert(0, str(EXAMPLE))
@@ -286,6 +286,7 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
     )  # fmt: skip
 
 
+@corpora  # the experiment trains on te.train.txt and scores te.extra.txt
 def test_an_interrupted_run_resumes_to_the_same_result(tmp_path: Path) -> None:
     """Stopped after 6 of 12 steps of the first model and run again, the result equals that of
     a run never stopped: the same losses at every step, checkpoints and bits per byte, to the
@@ -322,6 +323,7 @@ def test_an_interrupted_run_resumes_to_the_same_result(tmp_path: Path) -> None:
     assert "holds a run with other options (steps" in refused.value.stderr
 
 
+@corpora
 def test_paper_preset_runs_on_a_cpu_with_ngrams(tmp_path: Path) -> None:
     """The paper's model shapes (6 layers, 6 heads, width 384, context 256, dropout 0.2) for 3
     steps of batch 2 on a small vocabulary, with checkpoints, the attribution and the n-gram

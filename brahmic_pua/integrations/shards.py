@@ -22,15 +22,12 @@ lock when the run ends, however it ends. Worker processes die with the run (kill
 
 from __future__ import annotations
 
-import ctypes
 import fcntl
 import hashlib
 import json
 import os
 import re
-import signal
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_EXCEPTION, Future, ProcessPoolExecutor, wait
@@ -43,6 +40,7 @@ from brahmic_pua.io.atomic import write_atomic
 from brahmic_pua.io.lines import Span, expand_inputs, plan_spans
 from brahmic_pua.io.npy import DTYPES, HEADER_BYTES, dtype_for
 from brahmic_pua.io.progress import Progress
+from brahmic_pua.io.workers import exit_with_parent
 from brahmic_pua.model.manifest import ModelFileError
 from brahmic_pua.runtime.processor import SentencePieceProcessor
 from brahmic_pua.trainer.engine import ENGINES
@@ -56,8 +54,6 @@ LOCK = ".encode-corpus.lock"
 OWN_NAMES = re.compile(
     r"\.?(shard_\d{5,}\.npy(\.COMPLETE)?|index\.json)(\.[0-9a-f]+\.tmp)?|\.encode-corpus\.lock"
 )
-#: prctl's option that has the kernel signal a process when its parent dies (linux/prctl.h).
-PR_SET_PDEATHSIG = 1
 
 
 def encode_corpus(
@@ -312,32 +308,8 @@ _WORKER: list[SentencePieceProcessor] = []
 
 def _load_worker(model: bytes, parent: int) -> None:
     """A pool process loads the model once; spm uses one thread, the pool is the parallelism."""
-    _die_with_parent(parent)
+    exit_with_parent(parent)
     _WORKER.append(SentencePieceProcessor(model_proto=model, num_threads=1))
-
-
-def _die_with_parent(parent: int) -> None:
-    """End this worker when the run's process (``parent``) dies, kill -9 included. An orphaned
-    worker would finish its queue and then wait forever for more, holding the run's stdout and
-    stderr (``encode-corpus … | tail`` would never return) and the resource tracker's pipe.
-
-    On Linux the kernel sends SIGKILL when the parent dies (PR_SET_PDEATHSIG); a parent that
-    died before the call sends nothing, hence the check of the parent's pid right after it.
-    Elsewhere a daemon thread polls the parent's pid."""
-    if sys.platform == "linux":
-        libc = ctypes.CDLL(None, use_errno=True)
-        if libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0:
-            if os.getppid() != parent:
-                os._exit(1)
-            return
-    threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
-
-
-def _watch_parent(parent: int) -> None:
-    """Exit the worker once its parent is gone (it is then re-parented: another ppid)."""
-    while os.getppid() == parent:
-        time.sleep(0.5)
-    os._exit(1)
 
 
 def _encode_in_worker(job: ShardJob) -> Record:

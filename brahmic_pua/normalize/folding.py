@@ -145,7 +145,14 @@ def validate_folding_rules(rules: Mapping[str, str], limit: int | None = None) -
     """Every reason (the first ``limit``) one pass of ``rules`` over NFC text might not be
     idempotent or might not give NFC text; an empty list means N(N(s)) == N(s) for every s
     (see the module's proof). The work is bounded by the table's size, not by its problems: a
-    table is checked in O(rules × length²) lookups, and a table refused stops at its first."""
+    table is checked in O(rules × length²) lookups, and a table refused stops at its first.
+
+    >>> from brahmic_pua import validate_folding_rules
+    >>> validate_folding_rules({"सङ्ग": "संग"})
+    []
+    >>> [problem.kind for problem in validate_folding_rules({"ab": "b"})]  # aab → ab → b
+    ['overlaps']
+    """
     return list(islice(violations(rules), limit))
 
 
@@ -337,7 +344,17 @@ def check_table_size(rules: Sequence[tuple[str, str]]) -> None:
 
 @dataclass(frozen=True)
 class FoldingTable:
-    """Validated folding rules, with the fingerprint a model's manifest records."""
+    """Validated folding rules, with the fingerprint a model's manifest records.
+
+    >>> from brahmic_pua import FoldingTable
+    >>> table = FoldingTable((("सङ्ग", "संग"),))
+    >>> table.apply("सङ्ग गयो")
+    'संग गयो'
+    >>> FoldingTable((("a", "aa"),))  # a second pass would change the text again
+    Traceback (most recent call last):
+    ...
+    ValueError: folding rules are not a normalization: contains: 'a' vs 'a' (e.g. 'a')
+    """
 
     rules: tuple[tuple[str, str], ...]
 

@@ -31,7 +31,19 @@ _SPACE = "\u2581"
 class SentencePieceNormalizer:
     """Load from ``model_file=`` or ``model_proto=`` (a brahmic_pua or plain spm model), or
     from ``normalizer_spec=``, ``rule_tsv=``, ``rule_name=`` or ``norm_map=`` (stock's); the
-    three flags, when given, override the model's, as in sentencepiece 0.2.3."""
+    three flags, when given, override the model's, as in sentencepiece 0.2.3.
+
+    >>> import tempfile
+    >>> from importlib.resources import files
+    >>> from brahmic_pua import SentencePieceNormalizer, SentencePieceTrainer
+    >>> sample = str(files("brahmic_pua.data") / "te.sample.txt")  # 1,142 lines of Telugu
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> SentencePieceTrainer.train(input=sample, model_prefix=f"{folder.name}/te", vocab_size=1000)
+    >>> normalizer = SentencePieceNormalizer(model_file=f"{folder.name}/te.model")
+    >>> normalizer.normalize("\u0c46\u0c56 వచ్చాడు")  # ె + ౖ typed apart: N composes them
+    '▁ై▁వచ్చాడు'
+    >>> folder.cleanup()
+    """
 
     def __init__(
         self,

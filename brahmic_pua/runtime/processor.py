@@ -165,7 +165,21 @@ def _pieces(message: Any, source: str) -> list[str]:
 
 class SentencePieceProcessor:
     """Load with ``SentencePieceProcessor(model_file=...)`` or ``model_proto=...``; the other
-    keywords are defaults for every encode call (plain, sampled, n-best), as in sentencepiece."""
+    keywords are defaults for every encode call (plain, sampled, n-best), as in sentencepiece.
+
+    >>> import tempfile
+    >>> from importlib.resources import files
+    >>> from brahmic_pua import SentencePieceProcessor, SentencePieceTrainer
+    >>> sample = str(files("brahmic_pua.data") / "te.sample.txt")  # 1,142 lines of Telugu
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> SentencePieceTrainer.train(input=sample, model_prefix=f"{folder.name}/te", vocab_size=1000)
+    >>> sp = SentencePieceProcessor(model_file=f"{folder.name}/te.model")
+    >>> sp.encode("క్రాంతి", out_type=str)  # whole clusters: no piece starts with a mark
+    ['▁క్', 'రాం', 'తి']
+    >>> sp.decode(sp.encode(["క్రాంతి", "నీరు"]))
+    ['క్రాంతి', 'నీరు']
+    >>> folder.cleanup()
+    """
 
     def __init__(
         self,

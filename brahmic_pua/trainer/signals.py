@@ -17,11 +17,9 @@ SIGKILL cannot be caught: what it leaves is named in the README (training from t
 
 from __future__ import annotations
 
-import ctypes
 import os
 import shutil
 import signal
-import sys
 import tempfile
 import threading
 import time
@@ -31,8 +29,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-#: prctl's option that has the kernel signal a process when its parent dies (linux/prctl.h).
-PR_SET_PDEATHSIG = 1
+from brahmic_pua.io.workers import exit_with_parent
 
 
 def _in_main_thread() -> bool:
@@ -151,17 +148,4 @@ def die_with_parent(parent: int) -> None:
     parent's to handle (it ends the workers), and SIGTERM ends a worker quietly."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    if sys.platform == "linux":
-        libc = ctypes.CDLL(None, use_errno=True)
-        if libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0:
-            if os.getppid() != parent:  # it died before the call
-                os._exit(1)
-            return
-    threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
-
-
-def _watch_parent(parent: int) -> None:
-    """Exit once the parent is gone (the worker is then re-parented: another ppid)."""
-    while os.getppid() == parent:
-        time.sleep(0.5)
-    os._exit(1)
+    exit_with_parent(parent)

@@ -269,7 +269,19 @@ def _finish(model: Any, codec: PUACodec, prefix: str) -> int:
 class SentencePieceTrainer:
     """Drop-in for ``sentencepiece.SentencePieceTrainer``: the same options under the same names
     (keywords, or spm's ``"--input=… --vocab_size=…"`` string), plus ``policy`` (fixtoken,
-    akshara, syllable, grapheme), ``scripts`` and ``normalization`` (nfc, none)."""
+    akshara, syllable, grapheme), ``scripts`` and ``normalization`` (nfc, none).
+
+    >>> import tempfile
+    >>> from importlib.resources import files
+    >>> from brahmic_pua import SentencePieceTrainer
+    >>> sample = str(files("brahmic_pua.data") / "te.sample.txt")  # 1,142 lines of Telugu
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> SentencePieceTrainer.train(input=sample, model_prefix=f"{folder.name}/te", vocab_size=1000)
+    >>> import os
+    >>> sorted(os.listdir(folder.name))  # an ordinary spm model and its vocabulary
+    ['te.model', 'te.vocab']
+    >>> folder.cleanup()
+    """
 
     @staticmethod
     def train(arg: str | None = None, **kwargs: Any) -> None:
