@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import tempfile
-import time
 import unicodedata
 from pathlib import Path
 
@@ -30,7 +29,7 @@ from brahmic_pua.evaluation.metrics import (
 )
 from brahmic_pua.io.lines import file_lines
 
-CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
+from common import CORPORA, timed
 
 
 def keep_every_cluster() -> None:
@@ -55,12 +54,12 @@ def main() -> None:
     held = {"te news": news[-3000:], "ne held out": ne[-3000:]}
     with tempfile.TemporaryDirectory() as work:
         prefix = f"{work}/m"
-        start = time.perf_counter()
-        training.train_model(
-            sentence_iterator=iter(te + ne[:20000]), model_prefix=prefix,
-            vocab_size=args.vocab_size, model_type=args.model_type,
+        seconds, _ = timed(
+            lambda: training.train_model(
+                sentence_iterator=iter(te + ne[:20000]), model_prefix=prefix,
+                vocab_size=args.vocab_size, model_type=args.model_type,
+            )
         )  # fmt: skip
-        seconds = time.perf_counter() - start
         size = Path(f"{prefix}.model").stat().st_size
         sp = brahmic_pua.SentencePieceProcessor(model_file=f"{prefix}.model")
     assert sp.codec is not None

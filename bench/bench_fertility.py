@@ -21,7 +21,6 @@ import argparse
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import sentencepiece as spm
@@ -31,7 +30,8 @@ from brahmic_pua.evaluation.metrics import fertility
 from brahmic_pua.io.lines import file_lines
 from brahmic_pua.trainer import train_model
 
-CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
+from common import CORPORA
+
 TARGET = 1.05
 
 

@@ -38,7 +38,8 @@ from brahmic_pua.nepbpe.filters import FILTERS, apply_filters
 from brahmic_pua.nepbpe.seeds import Seeds, nepali_entries, nepali_seeds, units
 from brahmic_pua.trainer import train_model
 
-CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
+from common import CORPORA
+
 HELD_OUT = 3000
 VOCAB = 8000
 #: Particles that follow case markers inside a word (नेपालमै, हरूसमेत): a seed before them

@@ -17,28 +17,16 @@ from __future__ import annotations
 
 import argparse
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import sentencepiece as stock
 
 import brahmic_pua
 from brahmic_pua.io.lines import file_lines
 
-CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
+from common import CORPORA, best_of
+
 SAMPLE = Path(brahmic_pua.__file__).parent / "data" / "hi.sample.txt"
-
-
-def best(runs: dict[str, Callable[[], Any]], repeat: int) -> dict[str, float]:
-    times = {key: float("inf") for key in runs}
-    for _ in range(repeat):
-        for key, run in runs.items():
-            start = time.perf_counter()
-            run()
-            times[key] = min(times[key], time.perf_counter() - start)
-    return times
 
 
 def compare(label: str, model: str, lines: list[str], repeat: int) -> None:
@@ -47,19 +35,20 @@ def compare(label: str, model: str, lines: list[str], repeat: int) -> None:
         stock.SentencePieceProcessor(model_file=model),
     )
     assert ours.encode(lines) == theirs.encode(lines), "stock and brahmic_pua disagree"
-    load = best(
+    load = best_of(
         {
             "stock": lambda: stock.SentencePieceProcessor(model_file=model),
             "ours": lambda: brahmic_pua.SentencePieceProcessor(model_file=model),
         },
         repeat,
     )
-    encode = best(
+    encode = best_of(
         {"stock": lambda: theirs.encode(lines), "ours": lambda: ours.encode(lines)}, repeat
     )
     chars = sum(map(len, lines))
     print(f"\n{label}: {len(lines):,} lines, {chars:,} characters")
-    for name, times in (("load", load), ("encode", encode)):
+    for name, best in (("load", load), ("encode", encode)):
+        times = {key: seconds for key, (seconds, _) in best.items()}
         print(
             f"  {name:6}  stock {times['stock'] * 1000:9.2f} ms   brahmic_pua "
             f"{times['ours'] * 1000:9.2f} ms   ratio {times['ours'] / times['stock']:6.2f}"

@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import subprocess
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -35,7 +34,8 @@ from brahmic_pua.evaluation.evaluate import evaluate
 from brahmic_pua.evaluation.patch_table import mark_start_pieces
 from brahmic_pua.trainer import train_model
 
-CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
+from common import CORPORA, timed
+
 DEFAULT_CORPORA = ("te.train.txt", "hi.sample.txt")
 SWITCH = "dependents_via_byte_fallback"
 
@@ -123,9 +123,7 @@ def main() -> None:
             train.write_text("\n".join(line for i, line in enumerate(lines) if i % 20) + "\n")
             for model_type in args.model_type:
                 for name, make in tokenizers(args, work, train, model_type).items():
-                    start = time.perf_counter()
-                    processor = make()
-                    seconds = time.perf_counter() - start
+                    seconds, processor = timed(make)
                     multi, single = mark_start_pieces(processor)
                     m = evaluate(processor, held)
                     print(

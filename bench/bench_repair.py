@@ -22,15 +22,14 @@ Every repaired row is checked to decode to the plain row's text.
 from __future__ import annotations
 
 import io
-import time
-from pathlib import Path
 
 import sentencepiece as stock
 
 from brahmic_pua.evaluation.repair import IdRepair, Measure, measure, repair_vocabulary
 from brahmic_pua.io.lines import file_lines
 
-CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
+from common import CORPORA, timed
+
 VOCAB = 8000
 HELD_OUT = 3000
 NE_TRAIN = 20000
@@ -69,10 +68,9 @@ def bench(language: str, train: list[str], held: list[str]) -> None:
         base = measure(sp, rows, texts)
         print(row(language, model_type, "plain", base, base))
         for label, repairer in (("id repair", repair), ("id repair, no bytes", None)):
-            repairer = repairer or IdRepair(data, use_bytes=False)
-            start = time.perf_counter()
-            fixed = [repairer.repair(ids) for ids in rows]
-            seconds = time.perf_counter() - start
+            chosen = repairer or IdRepair(data, use_bytes=False)
+            # timed calls the lambda at once: it sees this iteration's values
+            seconds, fixed = timed(lambda: [chosen.repair(ids) for ids in rows])  # noqa: B023
             if sp.decode(fixed) != decoded:
                 raise AssertionError(f"{language} {model_type} {label}: the text changed")
             rate = f"{len(rows) / seconds:,.0f} lines/s"

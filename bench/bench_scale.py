@@ -31,7 +31,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
+from common import CORPORA
+
 SIZES = {5: "te.train.txt", 32: "ne.train.txt"}
 ARGS = "import json, sys; options = json.loads(sys.argv[1]); "
 RAW = ARGS + "import sentencepiece as s; s.SentencePieceTrainer.train(**options)"

@@ -41,32 +41,10 @@ from brahmic_pua.evaluation.metrics import (
 )
 from brahmic_pua.trainer import train_model
 
-CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
+from common import CORPORA, best_of
+
 TARGETS = {"train (s)": 1.2, "train (cpu s)": 1.2, "batch encode (s)": 1.25}
 TARGETS |= {"batch decode (s)": 1.25, "fertility (held out)": 1.05}
-
-
-def best(run: Callable[[], Any], repeat: int) -> tuple[float, Any]:
-    times, result = [], None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        result = run()
-        times.append(time.perf_counter() - start)
-    return min(times), result
-
-
-def side_by_side(
-    first: Callable[[], Any], second: Callable[[], Any], repeat: int
-) -> tuple[float, float, Any, Any]:
-    """Best times of two runs taken in alternation, so both see the same machine load."""
-    a_times, b_times = [], []
-    a_result = b_result = None
-    for _ in range(repeat):
-        a, a_result = best(first, 1)
-        b, b_result = best(second, 1)
-        a_times.append(a)
-        b_times.append(b)
-    return min(a_times), min(b_times), a_result, b_result
 
 
 def train_once(
@@ -162,12 +140,18 @@ def compare(
         raw_size = Path(raw_prefix + ".model").stat().st_size
         ours_size = Path(ours_prefix + ".model").stat().st_size
     threads = {"num_threads": args.num_threads}
-    raw_enc, ours_enc, raw_ids, our_ids = side_by_side(
-        lambda: raw.encode(train, **threads), lambda: ours.encode(train, **threads), args.repeat
-    )
-    raw_dec, ours_dec, _, _ = side_by_side(
-        lambda: raw.decode(raw_ids, **threads), lambda: ours.decode(our_ids, **threads), args.repeat
-    )
+    encode: dict[str, Callable[[], Any]] = {
+        "raw": lambda: raw.encode(train, **threads),
+        "ours": lambda: ours.encode(train, **threads),
+    }
+    encoded = best_of(encode, args.repeat)
+    (raw_enc, raw_ids), (ours_enc, our_ids) = encoded["raw"], encoded["ours"]
+    decode: dict[str, Callable[[], Any]] = {
+        "raw": lambda: raw.decode(raw_ids, **threads),
+        "ours": lambda: ours.decode(our_ids, **threads),
+    }
+    decoded = best_of(decode, args.repeat)
+    raw_dec, ours_dec = decoded["raw"][0], decoded["ours"][0]
     raw_held, ours_held = raw.encode(held), ours.encode(held)
     raw_fert, ours_fert = fertility(raw_held, held), fertility(ours_held, held)
     print(f"{model_type}\n{header}")

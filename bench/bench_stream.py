@@ -4,7 +4,7 @@
 
 Without ``--model`` trains two 8000-piece Unigram models on te.train (a brahmic_pua one and a
 stock spm one with byte fallback). Ids come from the last ``--lines`` lines of te.extra (news,
-held out). For each model, best of 3:
+held out). For each model, best of 3, the ways taken in alternation:
 ``batch``: one ``decode`` call for every line (spm's own speed); ``per line``: one call a line;
 ``stream 1``/``stream 4``: a stream decoder fed one id (four ids) at a time, one ``flush`` a
 line; ``prefix``: ``decode`` of the whole prefix after every id (the quadratic way). The same
@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import argparse
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -28,16 +26,9 @@ from brahmic_pua.io.lines import file_lines
 from brahmic_pua.runtime.stream import stream_decoder
 from brahmic_pua.trainer import train_model
 
-CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
+from common import CORPORA, best_of
 
-
-def best(run: Callable[[], object]) -> float:
-    times = []
-    for _ in range(3):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return min(times)
+REPEAT = 3
 
 
 def streamed(processor: Any, rows: list[list[int]], step: int) -> None:
@@ -56,17 +47,17 @@ def prefixes(processor: Any, rows: list[list[int]]) -> None:
 
 def speeds(processor: Any, data: list[list[int]], prefix_ids: int | None) -> dict[str, float]:
     """Ids per second of each way; ``prefix`` on the first ``prefix_ids`` ids of each row."""
+    short = [ids[:prefix_ids] for ids in data]
     runs = {
         "batch": lambda: processor.decode(data),
         "per line": lambda: [processor.decode(ids) for ids in data],
         "stream 1": lambda: streamed(processor, data, 1),
         "stream 4": lambda: streamed(processor, data, 4),
+        "prefix": lambda: prefixes(processor, short),
     }
     count = sum(map(len, data))
-    speed = {key: count / best(run) for key, run in runs.items()}
-    short = [ids[:prefix_ids] for ids in data]
-    speed["prefix"] = sum(map(len, short)) / best(lambda: prefixes(processor, short))
-    return speed
+    counts = {key: count for key in runs} | {"prefix": sum(map(len, short))}
+    return {key: counts[key] / seconds for key, (seconds, _) in best_of(runs, REPEAT).items()}
 
 
 def measure(name: str, processor: Any, lines: list[str]) -> None:
