@@ -212,9 +212,24 @@ def test_attribution_by_hand() -> None:
         "Brahmic": (2, 12, 3.0), "Latin": (2, 2, 9.0), "number": (1, 1, 7.0),
         "space alone": (2, 2, 9.0), "line end": (1, 1, 8.0),
     }  # fmt: skip
+    assert cells("cluster cut") == {
+        "starts a cluster": (5, 15, 19.0), "space alone": (2, 2, 9.0), "line end": (1, 1, 8.0),
+    }  # fmt: skip
     for dim in table["classes"]:  # every dimension holds every byte and every bit
         assert sum(c["bytes"] for c in table["classes"][dim].values()) == 18
         assert math.fsum(c["bits"] for c in table["classes"][dim].values()) == pytest.approx(36)
+
+
+def test_a_piece_that_begins_with_a_vowel_sign_starts_inside_a_cluster() -> None:
+    """కాలానికి as plain spm cuts it, కాల | ానికి: the suffix starts inside the cluster లా."""
+    pieces = ["<unk>", "<s>", "</s>", "▁కాల", "ానికి"]
+    arm = Arm("fake", "plain", "unigram", FakeProcessor(pieces, {"కాలానికి": [3, 4]}))
+    table = attribute(arm, ["కాలానికి"], [math.log(2)] * 3, Counter())
+    cut = {name: (c["tokens"], c["bytes"]) for name, c in table["classes"]["cluster cut"].items()}
+    assert cut == {
+        "starts inside a cluster": (1, 15), "starts a cluster": (1, 9), "space alone": (0, 0),
+        "line end": (1, 1),
+    }  # fmt: skip
 
 
 def test_attribution_refuses_pieces_that_do_not_spell_the_text() -> None:

@@ -1,6 +1,6 @@
 """Where the bits go: a model's held-out NLL split by token class, per byte of the text.
 
-Every held-out token (and every line's end-of-sentence id) gets one class in each of five
+Every held-out token (and every line's end-of-sentence id) gets one class in each of six
 dimensions, and its bits (−log2 p, the mean over seeds of the final models' NLL) and its bytes
 add up within the class, so that in every dimension the classes' contributions (their bits over
 all held-out bytes) sum to the arm's bits per byte, and their differences between two arms sum
@@ -27,6 +27,10 @@ end-of-sentence id in every dimension):
   clusters, or only spaces.
 * script: Brahmic (a character of a Brahmic script that is not a digit), Latin, number,
   punctuation or other (ZWNJ alone included), space alone; in that order of precedence.
+* cluster cut: the token starts inside a cluster (its first byte is not the first byte of a
+  fixtoken cluster of the line: plain spm's pieces that begin with a vowel sign, such as the
+  Telugu suffixes ా, ానికి, ంగా, which a brahmic_pua tokenizer cannot have), or it starts a
+  cluster, or it is spaces alone. The cut tokens are where the two tokenizations differ most.
 """
 
 from __future__ import annotations
@@ -51,6 +55,7 @@ DIMENSIONS: dict[str, tuple[str, ...]] = {
     "byte fallback": ("byte-fallback piece", "vocabulary piece", LINE_END),
     "cluster frequency": ("rare cluster", "frequent clusters only", "space alone", LINE_END),
     "script": ("Brahmic", "Latin", "number", "punctuation or other", "space alone", LINE_END),
+    "cluster cut": ("starts inside a cluster", "starts a cluster", "space alone", LINE_END),
 }
 
 
@@ -111,7 +116,9 @@ def _line_classes(
         i for i, ch in enumerate(line) if not ch.isspace() and (i == 0 or line[i - 1].isspace())
     }
     cluster_of_char: list[int] = []  # training count of the cluster each character is in
+    cluster_starts = set()  # byte offset of each cluster's first byte
     for cluster in segment(line):
+        cluster_starts.add(starts_of_chars[len(cluster_of_char)])
         cluster_of_char.extend([clusters.get(cluster, 0)] * len(cluster))
     out = []
     begin = 0
@@ -153,6 +160,8 @@ def _line_classes(
             else "vocabulary piece",
             "cluster frequency": frequency,
             "script": _script(text),
+            "cluster cut": "space alone" if spaces
+            else "starts a cluster" if begin in cluster_starts else "starts inside a cluster",
         })  # fmt: skip
         begin = end
     if begin != len(data):

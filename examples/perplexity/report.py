@@ -247,7 +247,9 @@ def attribution_section(attribution: dict[str, Any]) -> list[str]:
         "held-out bytes; in each dimension the contributions add up to the arm's bits per "
         "byte, and their differences to the gap (the line end, a class in every dimension, is "
         "shown once). Rare: a fixtoken cluster seen fewer than 10 "
-        "times in the training text.",
+        "times in the training text. Cluster cut: the token starts inside a fixtoken cluster "
+        "(a piece that begins with a vowel sign, such as plain spm's suffix ానికి), which a "
+        "brahmic_pua tokenizer never does.",
     ]
     for name, pair in attribution.items():
         ours, theirs, base = pair["arm"], pair["plain"], pair["baseline"]
