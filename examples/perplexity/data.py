@@ -75,13 +75,17 @@ def heldout_lines(files: list[Path] | None, limit: int) -> list[str]:
 
 
 def training_text(
-    train_lines: int | None, extra: Sequence[str], heldout: Sequence[str], news_tail: int
+    train_lines: int | None,
+    extra: Sequence[str],
+    heldout: Sequence[str],
+    news_tail: int,
+    base: Path = TRAIN,
 ) -> tuple[list[str], dict[str, dict[str, int]]]:
-    """The first ``train_lines`` lines of te.train.txt, then each ``extra`` corpus in full,
-    except what the held-out text is made of: te.extra's last ``news_tail`` lines (the default
+    """The first ``train_lines`` lines of ``base`` (te.train.txt), then each ``extra`` corpus in
+    full, except what the held-out text is made of: te.extra's last ``news_tail`` lines (the default
     held-out slice) are cut, and any line that equals a held-out line, as read or after NFC, is
     dropped. Returns the lines and, per source, lines kept and lines dropped as held-out."""
-    sources = {"te.train.txt": read_lines(TRAIN, train_lines)}
+    sources = {base.name: read_lines(base, train_lines)}
     for name in extra:
         lines = read_lines(EXTRA[name])
         if EXTRA[name] == NEWS:

@@ -45,6 +45,7 @@ from data import (
     ARMS,
     EXTRA,
     STOCK_ARMS,
+    TRAIN,
     Arm,
     heldout_lines,
     line_bytes,
@@ -162,9 +163,18 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     p.add_argument("--heldout-lines", type=int, help="held-out lines scored (preset's default)")
     p.add_argument(
+        "--train",
+        type=Path,
+        default=TRAIN,
+        metavar="FILE",
+        help="the training text of tokenizers and models (default te.train.txt); another "
+        "language needs --heldout in it too, e.g. the last lines of hi.sample.txt cut off "
+        "into their own file (any training line equal to a held-out line is dropped)",
+    )
+    p.add_argument(
         "--train-lines",
         type=int,
-        help="first lines of te.train.txt used to train tokenizers and models "
+        help="first lines of the --train text used to train tokenizers and models "
         "(the --train-extra corpora are added in full)",
     )
     p.add_argument(
@@ -649,7 +659,9 @@ def main(argv: list[str] | None = None) -> None:
     names = arm_names(args, cfg)
     heldout = heldout_lines(args.heldout, cfg.heldout_lines)
     news_tail = 0 if args.heldout else cfg.heldout_lines
-    train_text, train_sources = training_text(cfg.train_lines, args.train_extra, heldout, news_tail)
+    train_text, train_sources = training_text(
+        cfg.train_lines, args.train_extra, heldout, news_tail, args.train
+    )
     n_bytes, n_chars = text_size(heldout)
     heldout_line_bytes = line_bytes(heldout)
     train_bytes = text_size(train_text)[0]
