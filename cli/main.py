@@ -287,7 +287,11 @@ def _model_prefix(ctx: click.Context, param: click.Parameter, value: str) -> str
     help="Train on N lines, sampled by a fixed seed (the first N with "
     "--shuffle_input_sentence=false) [default: all].",
 )  # fmt: skip
-@bool_option("--progress", "A progress line on stderr [default: true].")
+@bool_option(
+    "--progress",
+    "Progress on stderr, phase by phase (scan, spm's training, rules, filters, writing): a live "
+    "line on a terminal, a plain line every 10 s in a log; false for none [default: true].",
+)
 @bool_option(
     "--complete_word_starts",
     "Unigram: swap little-used pieces for the word starts (▁ + piece) that PUA training loses "

@@ -74,13 +74,18 @@ def fit(
         def train() -> None:
             if log is not None:
                 log.thread = threading.get_native_id()
-            spm.SentencePieceTrainer.train(
-                **source,
-                model_prefix=str(prefix),
-                normalization_rule_tsv=_write(work, "normalize.tsv", forward),
-                denormalization_rule_tsv=_write(work, "denormalize.tsv", backward),
-                **spm_options,
-            )
+                log.running = True
+            try:
+                spm.SentencePieceTrainer.train(
+                    **source,
+                    model_prefix=str(prefix),
+                    normalization_rule_tsv=_write(work, "normalize.tsv", forward),
+                    denormalization_rule_tsv=_write(work, "denormalize.tsv", backward),
+                    **spm_options,
+                )
+            finally:
+                if log is not None:
+                    log.started.set()
 
         def complete(level: int = level) -> bytes:  # spm's level: alongside, the training's
             return _run(lambda: compile_rules(*rule_files(codec, n), work, level)[0])

@@ -7,7 +7,9 @@ INFO and WARNING lines go to :class:`SpmLog`, which keeps them off the screen, a
 (spm's errors, which ``minloglevel=2`` shows too, anything Python or another library writes to
 fd 2 meanwhile) is passed on to the real stderr, where our own display writes too. Afterwards
 fd 2 is itself again and spm's level is 2 again (an interrupted training that goes on in its
-thread stays quiet).
+thread stays quiet). spm sets its level from its options as its training starts, so a training
+interrupted just as it starts is first let reach its first line (or its end): a level of 2 set
+before that would be undone, and spm's INFO lines would land on the real stderr.
 
 Not done when the caller sets ``minloglevel`` or ``logstream``: spm's log is then theirs. Should
 fd 2 not be redirectable, the display counts seconds only. One thing is lost: a line spm writes
@@ -32,6 +34,9 @@ from brahmic_pua.trainer.signals import signals_deferred
 
 #: spm's level once its log is read no more: brahmic_pua's default (errors only).
 QUIET = 2
+#: How long an interrupted capture waits for a training that has just started to write its first
+#: line (it takes milliseconds; the bound is for a training that hangs before it logs).
+START_WAIT = 5.0
 #: Held while fd 2 is captured: one capture at a time (a second training alongside counts
 #: seconds only; fd 2 and spm's level are the whole process's).
 _CAPTURING = threading.Lock()
@@ -75,16 +80,23 @@ class SpmLog:
         self.thread = thread
         self.iterations = 0  # EM iterations so far (Unigram)
         self._quiet = False  # the last record was INFO or WARNING: its next lines too
+        #: Set by the training thread as it calls spm, and :attr:`started` once spm has set its
+        #: level (its first line) or the call has returned: see :func:`captured`.
+        self.running = False
+        self.started = threading.Event()
 
     def line(self, text: str) -> bool:
         """Read one line (without its line end); False: pass it on to stderr."""
         if (absl := _ABSL.match(text)) is not None:
             severity, thread, message = absl[1], int(absl[2]), absl[3]
+            if thread == self.thread:
+                self.started.set()
             self._quiet = severity in "IW"
             if self._quiet and (self.thread is None or thread == self.thread):
                 self._read(message)
             return self._quiet
         if (own := _OWN.match(text)) is not None:
+            self.started.set()
             self._quiet = own[1] in ("INFO", "WARNING")
             if self._quiet:
                 self._read(own[2])
@@ -143,6 +155,8 @@ def captured(log: SpmLog | None) -> Iterator[Capture]:
         yield Capture(fds is not None, display)
     finally:
         if fds is not None:
+            if log.running and not log.started.is_set():  # interrupted as spm starts
+                log.started.wait(START_WAIT)
             _restore(*fds, reader, display)
         if alone:
             _CAPTURING.release()
