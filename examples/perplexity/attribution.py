@@ -71,16 +71,26 @@ def cluster_counts(lines: Iterable[str]) -> Counter[str]:
     return counts
 
 
+def piece_text(processor: Any, token: int) -> str | None:
+    """The text a vocabulary piece stands for, "▁" as a space (a brahmic_pua processor shows
+    the cluster text, not the Private Use code); None for a byte-fallback, unknown or control
+    piece, which stands for no text of its own."""
+    if processor.is_byte(token) or processor.is_unknown(token) or processor.is_control(token):
+        return None
+    return str(processor.id_to_piece(token)).replace("▁", " ")
+
+
 def _piece_bytes(arm: Arm, token: int, cache: dict[int, bytes]) -> bytes:
     if token not in cache:
         processor = arm.processor
-        piece = str(processor.id_to_piece(token))
-        if processor.is_byte(token):
-            cache[token] = bytes([int(piece[3:-1], 16)])
-        elif processor.is_unknown(token) or processor.is_control(token):
-            raise NotAttributable(f"{arm.name}: the held-out encoding holds {piece}")
+        text = piece_text(processor, token)
+        if text is not None:
+            cache[token] = text.encode("utf-8")
+        elif processor.is_byte(token):
+            cache[token] = bytes([int(str(processor.id_to_piece(token))[3:-1], 16)])
         else:
-            cache[token] = piece.replace("▁", " ").encode("utf-8")
+            piece = processor.id_to_piece(token)
+            raise NotAttributable(f"{arm.name}: the held-out encoding holds {piece}")
     return cache[token]
 
 

@@ -19,21 +19,14 @@ import unicodedata
 from collections import Counter
 from pathlib import Path
 
+from attribution import piece_text
 from data import ARM_SPECS, Arm, heldout_lines, train_arm, training_text
 
 
 def shown(arm: Arm) -> list[str]:
-    """Each id's text (▁ as a space; "" for control and byte pieces)."""
-    sp = arm.processor
-    out = []
-    for i in range(sp.get_piece_size()):
-        if sp.is_control(i) or sp.is_byte(i) or sp.is_unknown(i):
-            out.append("")
-        elif arm.kind == "brahmic_pua":
-            out.append(sp.decode([i]))  # the cluster text, not the Private Use code
-        else:
-            out.append(sp.id_to_piece(i).replace("▁", " "))
-    return out
+    """Each id's text (attribution's rule: "▁" as a space; "" for byte and control pieces)."""
+    processor = arm.processor
+    return [piece_text(processor, i) or "" for i in range(processor.get_piece_size())]
 
 
 def starts_with_mark(text: str) -> bool:
@@ -65,7 +58,7 @@ def main(argv: list[str] | None = None) -> None:
     for i in sorted(marked, key=lambda i: -counts[i])[: args.top]:
         suffix = texts[plain.name][i]
         ending = {name: [t for t in pieces if t.endswith(suffix)] for name, pieces in texts.items()}
-        examples = ", ".join(ending[ours.name][:5])
+        examples = ", ".join(t.replace(" ", "▁") for t in ending[ours.name][:5])
         print(
             f"| {suffix} | {counts[i]:,} | {len(ending[plain.name])} | "
             f"{len(ending[ours.name])} | {examples} |"
