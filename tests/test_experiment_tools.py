@@ -8,6 +8,7 @@ extra); where it is missing they skip visibly, and fail under CI (see conftest.r
 
 from __future__ import annotations
 
+import fcntl
 import json
 import math
 import shutil
@@ -336,6 +337,48 @@ def test_an_interrupted_run_resumes_to_the_same_result(tmp_path: Path) -> None:
     with pytest.raises(subprocess.CalledProcessError) as refused:
         run(*options, "--out", str(stopped), "--steps", "13")
     assert "holds a run with other options (steps" in refused.value.stderr
+
+
+@corpora
+def test_seeds_trained_by_separate_processes_report_as_one_run(tmp_path: Path) -> None:
+    """--only-seeds trains the named seeds and stops without a report; a run without it reads
+    them back and reports exactly what a single run of every seed reports. A model another
+    process is training (its lock held) is refused in one line, not trained twice."""
+    need_torch()
+    options = ["--preset", "smoke", "--arms", "brahmic_pua-unigram", "--seeds", "2",
+               "--checkpoints", "4"]  # fmt: skip
+    split, whole = tmp_path / "split", tmp_path / "whole"
+    first = run(*options, "--out", str(split), "--only-seeds", "1")
+    assert "seeds 1 finished" in first.stderr
+    assert not (split / "results.json").exists()
+    assert (split / "state/brahmic_pua-unigram/seed1/done.json").is_file()
+    assert not (split / "state/plain-unigram/seed0").exists()
+    folder = split / "state/plain-unigram/seed0"
+    folder.mkdir(parents=True)
+    with open(folder / "lock", "w") as held:
+        held.write("pid 1234")
+        held.flush()
+        fcntl.flock(held, fcntl.LOCK_EX)
+        with pytest.raises(subprocess.CalledProcessError) as refused:
+            run(*options, "--out", str(split), "--only-seeds", "0")
+    assert "is being trained by pid 1234" in refused.value.stderr
+    assert "Traceback" not in refused.value.stderr
+    with pytest.raises(subprocess.CalledProcessError) as out_of_range:
+        run(*options, "--out", str(split), "--only-seeds", "2")
+    assert "--only-seeds: each seed must be from 0 to 1" in out_of_range.value.stderr
+    run(*options, "--out", str(split), "--only-seeds", "0")
+    report = run(*options, "--out", str(split))
+    assert report.stderr.count("finished earlier, read back") == 4
+    shutil.copytree(split / "tokenizers", whole / "tokenizers")
+    run(*options, "--out", str(whole))
+    a = json.loads((split / "results.json").read_text(encoding="utf-8"))
+    b = json.loads((whole / "results.json").read_text(encoding="utf-8"))
+    for name in ("plain-unigram", "brahmic_pua-unigram"):
+        assert [s["seed"] for s in a["arms"][name]["seeds"]] == [0, 1]
+        for x, y in zip(a["arms"][name]["seeds"], b["arms"][name]["seeds"], strict=True):
+            assert x["loss_curve"] == y["loss_curve"]
+            assert x["bits_per_byte"] == y["bits_per_byte"]
+    assert a["trend"] == b["trend"]
 
 
 @corpora

@@ -25,6 +25,7 @@ Writes results.json, results.md, bits_per_byte.png, training_curves.png (and gap
 from __future__ import annotations
 
 import argparse
+import fcntl
 import json
 import math
 import os
@@ -32,6 +33,8 @@ import platform
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, replace
 from itertools import groupby
 from pathlib import Path
@@ -265,6 +268,16 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="stop, state saved, after N training steps in this invocation (over all "
         "models); the same command again resumes: runs that finished are read back, the "
         "one in progress continues from its saved step",
+    )
+    p.add_argument(
+        "--only-seeds",
+        type=int,
+        nargs="+",
+        metavar="K",
+        help="train only these seeds (numbered from 0, each below --seeds) and stop without "
+        "a report: two processes given the same --out and different seeds train in "
+        "parallel; the same command without --only-seeds then reads every finished model "
+        "back and reports",
     )
     p.add_argument(
         "--ngram",
@@ -566,6 +579,28 @@ def run_seed(
     return record
 
 
+@contextmanager
+def model_lock(folder: Path) -> Iterator[None]:
+    """Hold ``folder``'s lock while one model trains in it, or stop naming the process that
+    holds it: two processes training one model would overwrite each other's saved state
+    (--only-seeds is meant to run different seeds side by side). The kernel drops a ``flock``
+    when its holder exits, kill -9 included, so a killed run leaves no stale lock."""
+    folder.mkdir(parents=True, exist_ok=True)
+    handle = os.open(folder / "lock", os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(handle, 100).decode(errors="replace").strip() or "another process"
+            raise SystemExit(f"{folder} is being trained by {holder}: give this run other "
+                             "--only-seeds, or wait for that one to end") from None  # fmt: skip
+        os.ftruncate(handle, 0)
+        os.write(handle, f"pid {os.getpid()}".encode())
+        yield
+    finally:
+        os.close(handle)
+
+
 def arm_names(args: argparse.Namespace, cfg: Preset) -> list[str]:
     """The arms to run: --arms or the preset's, the stock pair with --stock-baseline, and the
     plain arm of every model type among them (the baseline of each difference); plain first."""
@@ -728,9 +763,13 @@ def main(argv: list[str] | None = None) -> None:
             calibrate=False,
         )  # fmt: skip
         print(f"resuming the run in {out} ({cfg.steps} steps per model)", file=sys.stderr)
+    if args.only_seeds is not None and not all(0 <= k < cfg.seeds for k in args.only_seeds):
+        raise SystemExit(f"--only-seeds: each seed must be from 0 to {cfg.seeds - 1} "
+                         f"(--seeds is {cfg.seeds})")  # fmt: skip
+    chosen = sorted(set(args.only_seeds)) if args.only_seeds is not None else range(cfg.seeds)
     taken = []
     for arm in arms:
-        for seed in range(cfg.seeds):
+        for seed in chosen:
             folder = state_dir / arm.name / f"seed{seed}"
             if not (folder / "done.json").is_file():
                 progress = folder / "progress.json"
@@ -744,7 +783,7 @@ def main(argv: list[str] | None = None) -> None:
     steps = arm_steps(cfg, args.regime, tokens_per_byte)
     budget = Budget(args.stop_after_steps)
     records: dict[str, list[dict[str, Any]]] = {arm.name: [] for arm in arms}
-    for seed in range(cfg.seeds):  # seed-major: a stopped run has whole pairs first
+    for seed in chosen:  # seed-major: a stopped run has whole pairs first
         for arm in arms:
             rows = arm.encode(checkpoint_lines)
             scoring = Scoring(
@@ -752,17 +791,23 @@ def main(argv: list[str] | None = None) -> None:
                 checkpoint_steps(steps[arm.name], cfg.checkpoint_from, args.checkpoints),
             )  # fmt: skip
             print(f"{arm.name} seed {seed}: {steps[arm.name]} steps", file=sys.stderr)
-            record = run_seed(
-                arm, seed, cfg, steps[arm.name], streams[arm.name], scoring,
-                1 / tokens_per_byte[arm.name], args.device,
-                state_dir / arm.name / f"seed{seed}", budget, args.save_every,
-            )  # fmt: skip
+            folder = state_dir / arm.name / f"seed{seed}"
+            with model_lock(folder):
+                record = run_seed(
+                    arm, seed, cfg, steps[arm.name], streams[arm.name], scoring,
+                    1 / tokens_per_byte[arm.name], args.device, folder, budget,
+                    args.save_every,
+                )  # fmt: skip
             if record is None:
                 print(f"stopped after --stop-after-steps {args.stop_after_steps} steps, "
                       f"state saved in {state_dir}; the same command resumes",
                       file=sys.stderr)  # fmt: skip
                 return
             records[arm.name].append(record)
+    if args.only_seeds is not None:
+        print(f"seeds {', '.join(map(str, chosen))} finished; the same command without "
+              "--only-seeds reports every finished seed", file=sys.stderr)  # fmt: skip
+        return
     results = {"arms": {}}
     per_seed_bpb: dict[str, list[float]] = {}
     per_seed_lines: dict[str, list[list[float]]] = {}  # NLL per held-out line, per seed
