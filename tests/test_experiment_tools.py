@@ -343,7 +343,9 @@ def test_an_interrupted_run_resumes_to_the_same_result(tmp_path: Path) -> None:
 def test_seeds_trained_by_separate_processes_report_as_one_run(tmp_path: Path) -> None:
     """--only-seeds trains the named seeds and stops without a report; a run without it reads
     them back and reports exactly what a single run of every seed reports. A model another
-    process is training (its lock held) is refused in one line, not trained twice."""
+    process is training (its lock held) is refused in one line, not trained twice. --so-far
+    reports the steps the saved models reached, and once all have finished, the trend the
+    full report computes from its in-memory records."""
     need_torch()
     options = ["--preset", "smoke", "--arms", "brahmic_pua-unigram", "--seeds", "2",
                "--checkpoints", "4"]  # fmt: skip
@@ -353,6 +355,10 @@ def test_seeds_trained_by_separate_processes_report_as_one_run(tmp_path: Path) -
     assert not (split / "results.json").exists()
     assert (split / "state/brahmic_pua-unigram/seed1/done.json").is_file()
     assert not (split / "state/plain-unigram/seed0").exists()
+    run(*options, "--out", str(split), "--so-far")  # seed 1 only, so far
+    so_far = json.loads((split / "so_far.json").read_text(encoding="utf-8"))
+    rows = so_far["trend"]["brahmic_pua-unigram"]["checkpoints"]
+    assert [(r["step"], r["seeds"]) for r in rows] == [(4, 1), (12, 1)]
     folder = split / "state/plain-unigram/seed0"
     folder.mkdir(parents=True)
     with open(folder / "lock", "w") as held:
@@ -379,6 +385,10 @@ def test_seeds_trained_by_separate_processes_report_as_one_run(tmp_path: Path) -
             assert x["loss_curve"] == y["loss_curve"]
             assert x["bits_per_byte"] == y["bits_per_byte"]
     assert a["trend"] == b["trend"]
+    run(*options, "--out", str(split), "--so-far")  # read from the saved states, the same
+    so_far = json.loads((split / "so_far.json").read_text(encoding="utf-8"))
+    assert so_far["trend"] == a["trend"]
+    assert [r["seeds"] for r in so_far["trend"]["brahmic_pua-unigram"]["checkpoints"]] == [2, 2]
 
 
 @corpora

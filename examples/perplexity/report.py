@@ -197,14 +197,15 @@ def trend_section(results: dict[str, Any]) -> list[str]:
             "",
             f"{name} − {t['baseline']}:",
             "",
-            "| step | tokens seen | FLOPs | plain bits/byte | arm bits/byte | gap | seeds 95% "
-            "| lines 95% | gap % of plain |",
-            "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+            "| step | seeds | tokens seen | FLOPs | plain bits/byte | arm bits/byte | gap "
+            "| seeds 95% | lines 95% | gap % of plain |",
+            "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
         ]
         for c in t["checkpoints"]:
             b = c["bootstrap"]
             out.append(
-                f"| {c['step']:,} | {c['tokens_seen']:,} | {c['flops']:.3g} | "
+                f"| {c['step']:,} | {c.get('seeds', '—')} | {c['tokens_seen']:,} | "
+                f"{c['flops']:.3g} | "
                 f"{c['plain_bits_per_byte']:.4f} | {c['arm_bits_per_byte']:.4f} | "
                 f"{c['gap']:+.4f} | {_interval(c['low'], c['high'])} | "
                 f"{_interval(b['low'], b['high'])} | {c['relative']:+.2%} |"

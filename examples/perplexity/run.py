@@ -69,7 +69,8 @@ from gpt import (
 )
 from ngram import KneserNey
 from plot import bar_chart, line_chart, trend_chart
-from report import UNDERTRAINED, markdown, ngram_markdown
+from report import UNDERTRAINED, markdown, ngram_markdown, trend_section
+from so_far import trend_so_far
 from stats import bootstrap_ratio, mean_ci, paired_difference
 from trend import checkpoint_bits_per_byte, checkpoint_steps, gap_trend
 
@@ -278,6 +279,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "a report: two processes given the same --out and different seeds train in "
         "parallel; the same command without --only-seeds then reads every finished model "
         "back and reports",
+    )
+    p.add_argument(
+        "--so-far",
+        action="store_true",
+        help="train nothing: report the gap at every checkpoint the run in --out has saved "
+        "so far, finished models and models still training alike, each step with the seeds "
+        "that reached it in both arms (so_far.md, so_far.json, gap_trend_so_far.png)",
     )
     p.add_argument(
         "--ngram",
@@ -763,6 +771,13 @@ def main(argv: list[str] | None = None) -> None:
             calibrate=False,
         )  # fmt: skip
         print(f"resuming the run in {out} ({cfg.steps} steps per model)", file=sys.stderr)
+    if args.so_far:
+        if stored is None:
+            raise SystemExit(f"--so-far: {out} holds no run begun with these options; give "
+                             "the --out and options of a run in progress")  # fmt: skip
+        report_so_far(out, arms, cfg, arm_steps(cfg, args.regime, tokens_per_byte),
+                      line_bytes(checkpoint_lines), len(checkpoint_lines))  # fmt: skip
+        return
     if args.only_seeds is not None and not all(0 <= k < cfg.seeds for k in args.only_seeds):
         raise SystemExit(f"--only-seeds: each seed must be from 0 to {cfg.seeds - 1} "
                          f"(--seeds is {cfg.seeds})")  # fmt: skip
@@ -911,6 +926,46 @@ def main(argv: list[str] | None = None) -> None:
             print(f"trend of {name} − {t['baseline']}: {t['fit']['verdict']}", file=sys.stderr)
 
 
+def report_so_far(
+    out: Path,
+    arms: list[Arm],
+    cfg: Preset,
+    steps: dict[str, int],
+    checkpoint_bytes: list[int],
+    checkpoint_lines: int,
+) -> None:
+    """--so-far: the trend table and plot from the checkpoints saved so far (so_far.py)."""
+    trends: dict[str, Any] = {}
+    for arm in arms:
+        if arm.kind == "plain":
+            continue
+        parameters = parameter_count(GPT(gpt_config(cfg, arm.vocab_size)))
+        trends |= trend_so_far(
+            out / "state", [(arm.name, f"plain-{arm.model_type}")], cfg.seeds,
+            checkpoint_bytes, cfg.bootstrap, min(cfg.warmup, steps[arm.name]), parameters,
+        )  # fmt: skip
+    results = {
+        "trend": trends,
+        "settings": {"checkpoint_lines": checkpoint_lines,
+                     "checkpoint_bytes": sum(checkpoint_bytes), "steps": steps,
+                     "seeds": cfg.seeds},
+    }  # fmt: skip
+    section = trend_section(results)
+    if not section:
+        section = ["", "No step has been scored by both arms of a pair yet."]
+    plotted = _plot_trend(trends, out / "gap_trend_so_far.png")
+    table = "\n".join([
+        f"# The gap so far ({out}, models of {max(steps.values()):,} steps, {cfg.seeds} seeds)",
+        *section, *(["", plotted] if plotted else []), "",
+    ])  # fmt: skip
+    (out / "so_far.json").write_text(
+        json.dumps(results, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
+    (out / "so_far.md").write_text(table, encoding="utf-8")
+    print(table)
+    print(f"so far: {out / 'so_far.md'}", file=sys.stderr)
+
+
 def attribution(
     arms: list[Arm], heldout: list[str], train_text: list[str], mean_nll: dict[str, list[float]]
 ) -> dict[str, Any]:
@@ -1019,28 +1074,35 @@ def _plot(results: dict[str, Any], out: Path) -> str:
         "seeds; its axis does not start at 0) and training_curves.png (training loss per "
         "arm, nats per token × the arm's training tokens per byte / ln 2, mean over seeds)."
     )
-    trends = {n: t for n, t in results["trend"].items() if len(t["checkpoints"]) >= 2}
-    if trends:
-        series = {
-            name: [(math.log10(c["tokens_seen"]), c["gap"], c["bootstrap"]["low"],
-                    c["bootstrap"]["high"]) for c in t["checkpoints"]]
-            for name, t in trends.items()
-        }  # fmt: skip
-        fits = {
-            name: (t["fit"]["intercept"], t["fit"]["slope"])
-            for name, t in trends.items() if "slope" in t["fit"]
-        }  # fmt: skip
-        trend_chart(
-            out / "gap_trend.png", series, fits,
-            "bits per byte, arm - plain, at each checkpoint (line bootstrap 95%), and the fit",
-            "log10 tokens seen",
-        )  # fmt: skip
-        note += (
-            " gap_trend.png: the gap to the plain arm of the same type at each checkpoint "
-            "against log10(tokens seen), whiskers the line bootstrap's 95% interval, the "
-            "least-squares line over the fitted checkpoints dashed."
-        )
-    return note
+    plotted = _plot_trend(results["trend"], out / "gap_trend.png")
+    return f"{note} {plotted}".rstrip()
+
+
+def _plot_trend(trend: dict[str, Any], path: Path) -> str:
+    """The gap at each checkpoint against log10(tokens seen) (plot.trend_chart), when some pair
+    has two checkpoints or more; returns the plot's note for the report ('' when none)."""
+    trends = {n: t for n, t in trend.items() if len(t["checkpoints"]) >= 2}
+    if not trends:
+        return ""
+    series = {
+        name: [(math.log10(c["tokens_seen"]), c["gap"], c["bootstrap"]["low"],
+                c["bootstrap"]["high"]) for c in t["checkpoints"]]
+        for name, t in trends.items()
+    }  # fmt: skip
+    fits = {
+        name: (t["fit"]["intercept"], t["fit"]["slope"])
+        for name, t in trends.items() if "slope" in t["fit"]
+    }  # fmt: skip
+    trend_chart(
+        path, series, fits,
+        "bits per byte, arm - plain, at each checkpoint (line bootstrap 95%), and the fit",
+        "log10 tokens seen",
+    )  # fmt: skip
+    return (
+        f"{path.name}: the gap to the plain arm of the same type at each checkpoint "
+        "against log10(tokens seen), whiskers the line bootstrap's 95% interval, the "
+        "least-squares line over the fitted checkpoints dashed."
+    )
 
 
 if __name__ == "__main__":

@@ -78,7 +78,8 @@ def gap_trend(
         plain = math.fsum(b) / len(b)
         tokens = arm[step]["tokens_seen"]
         rows.append({
-            "step": step, "tokens_seen": tokens, "flops": 6 * parameters * tokens,
+            "step": step, "seeds": len(ours), "tokens_seen": tokens,
+            "flops": 6 * parameters * tokens,
             "arm_bits_per_byte": math.fsum(a) / len(a), "plain_bits_per_byte": plain,
             "gap": mean, "low": low, "high": high, "relative": mean / plain,
             "bootstrap": {"mean": point, "low": boot_low, "high": boot_high},

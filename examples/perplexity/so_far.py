@@ -1,0 +1,75 @@
+"""The gap with compute from a run still in progress (``run.py --so-far``).
+
+A long run (``--preset cpu-long``) takes hours per model and may span sessions; its checkpoints
+are saved with each model's state as it goes. This reads them back, from finished models
+(done.json) and from models still training (train.pt), and pairs the arms seed by seed at
+every step both have scored: a step enters the table with the seeds that reached it in both
+arms, so an early step may have more seeds than a late one. Nothing is trained or changed.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import torch
+from trend import gap_trend
+
+Trajectory = dict[int, dict[str, Any]]  # step -> {"tokens_seen", "lines": per-line NLL}
+
+
+def saved_checkpoints(folder: Path) -> list[dict[str, Any]]:
+    """One model's checkpoints so far: a finished model's record, else its saved state's,
+    else none (not begun)."""
+    done = folder / "done.json"
+    if done.is_file():
+        record: dict[str, Any] = json.loads(done.read_text(encoding="utf-8"))
+        return list(record["checkpoints"])
+    state = folder / "train.pt"
+    if state.is_file():
+        saved = torch.load(state, map_location="cpu", weights_only=True)
+        return list(saved["checkpoints"])
+    return []
+
+
+def paired(state_dir: Path, arm: str, base: str, seeds: int) -> tuple[Trajectory, Trajectory]:
+    """The two arms' trajectories, each step holding, in seed order, only the seeds that
+    scored it in both arms (gap_trend pairs seeds by position)."""
+    got = {
+        (name, seed): {c["step"]: c for c in saved_checkpoints(state_dir / name / f"seed{seed}")}
+        for name in (arm, base)
+        for seed in range(seeds)
+    }  # fmt: skip
+    ours: Trajectory = {}
+    theirs: Trajectory = {}
+    steps = sorted({step for per_step in got.values() for step in per_step})
+    for step in steps:
+        both = [s for s in range(seeds) if step in got[arm, s] and step in got[base, s]]
+        if not both:
+            continue
+        tokens = got[arm, both[0]][step]["tokens_seen"]
+        ours[step] = {"tokens_seen": tokens, "lines": [got[arm, s][step]["lines"] for s in both]}
+        theirs[step] = {
+            "tokens_seen": tokens, "lines": [got[base, s][step]["lines"] for s in both],
+        }  # fmt: skip
+    return ours, theirs
+
+
+def trend_so_far(
+    state_dir: Path,
+    pairs: list[tuple[str, str]],
+    seeds: int,
+    line_bytes: list[int],
+    resamples: int,
+    fit_from: int,
+    parameters: int,
+) -> dict[str, Any]:
+    """gap_trend for every (arm, plain arm) pair over the checkpoints saved so far."""
+    trends: dict[str, Any] = {}
+    for arm, base in pairs:
+        ours, theirs = paired(state_dir, arm, base, seeds)
+        trends[arm] = gap_trend(ours, theirs, line_bytes, resamples, fit_from, parameters) | {
+            "baseline": base
+        }
+    return trends
