@@ -1,4 +1,4 @@
-"""``brahmic-pua eval`` and ``brahmic-pua vocab``: measure a tokenizer (seed 000's E4 metrics)
+"""``brahmic-pua eval`` and ``brahmic-pua vocab``: measure a tokenizer (NepBPE's E4 metrics)
 and list its vocabulary with script ids. Thin shells over :mod:`brahmic_pua.evaluation.evaluate` and
 :mod:`brahmic_pua.model.script_ids`; any .model works, brahmic_pua's or plain spm's."""
 

@@ -102,7 +102,7 @@ def plain(model_files: dict[str, Path]) -> SentencePieceProcessor:
 
 
 def test_numbering_starts_with_seed_000s_and_names_every_script() -> None:
-    assert (DEV, LAT, PUN, FMT, MAL) == (0, 1, 2, 3, 4)  # seed 000: 0=DEV 1=LAT 2=PUN 3=FMT 4=MAL
+    assert (DEV, LAT, PUN, FMT, MAL) == (0, 1, 2, 3, 4)  # NepBPE: 0=DEV 1=LAT 2=PUN 3=FMT 4=MAL
     assert SCRIPT_ID_NAMES[:7] == (
         "devanagari", "latin", "punctuation", "format", "byte", "special", "other",
     )  # fmt: skip

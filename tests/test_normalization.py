@@ -1,4 +1,4 @@
-"""Normalization modes (seed 000 Phase 1): nepali-lm and nepali-ocr, the folding tables, the
+"""Normalization modes (NepBPE Phase 1): nepali-lm and nepali-ocr, the folding tables, the
 folding validator, and the modes compiled into models that stock sentencepiece applies too."""
 
 from __future__ import annotations

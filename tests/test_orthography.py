@@ -1,4 +1,4 @@
-"""The paper's formal model (seeds/004 §3): classes, ⊸, fixToken, combine, and their lemmas."""
+"""The paper's formal model (§3): classes, ⊸, fixToken, combine, and their lemmas."""
 
 from __future__ import annotations
 

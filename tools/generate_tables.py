@@ -13,7 +13,7 @@ Rules (each a property lookup, never a hand-typed range, except Vietnamese's eig
 * In a Brahmic script (one with InSC data): a non-mark with InSC Consonant* → CONSONANT; any
   other letter → INDEPENDENT_VOWEL (avagraha, ॐ, Thai's spacing vowels: they stand alone, so
   they may start a token).
-* Vietnamese (seeds/004 §3.5): U+0302 U+0306 U+031B → DIACRITIC; U+0300 U+0301 U+0303 U+0309
+* Vietnamese (the paper, §3.5): U+0302 U+0306 U+031B → DIACRITIC; U+0300 U+0301 U+0303 U+0309
   U+0323 → TONE.
 * A mark without InSC in a Brahmic script → VOWEL_SUFFIX (so every Brahmic-script character has
   a Brahmic class); any other mark → MARK; any other letter → BASE; everything else → OTHER.

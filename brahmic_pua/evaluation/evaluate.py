@@ -1,4 +1,4 @@
-"""Seed 000's E4 protocol: every metric of :mod:`brahmic_pua.evaluation.metrics` for one
+"""NepBPE's E4 protocol: every metric of :mod:`brahmic_pua.evaluation.metrics` for one
 tokenizer on a set of texts, computed through its real encode and decode path, so evaluation
 cannot drift from use. :func:`text_metrics` is the one place a metric is computed from an
 encoding; ``eval`` (:func:`evaluate`) and ``audit`` both ask it for their bundle.

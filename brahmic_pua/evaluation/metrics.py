@@ -213,7 +213,7 @@ def split_conjuncts(text: str, starts: Sequence[int]) -> tuple[int, int]:
 
 def vocabulary_share(processor: Vocabulary) -> dict[str, float]:
     """Share of the usable vocabulary (control, unknown and unused pieces aside) per script id
-    name, in id order: how the vocabulary budget is spent (seed 000's dev_budget_share)."""
+    name, in id order: how the vocabulary budget is spent (NepBPE's dev_budget_share)."""
     counts = Counter(s for s in script_ids(processor) if s != SPECIAL)
     usable = max(sum(counts.values()), 1)
     return {SCRIPT_ID_NAMES[s]: counts[s] / usable for s in sorted(counts)}
@@ -236,5 +236,5 @@ def bits_per_byte(total_nll_nats: float, text_bytes: int) -> float:
 
 
 def bits_per_char(total_nll_nats: float, characters: int) -> float:
-    """Total NLL in bits ÷ code points of the original text (BPC, seed 000's E4)."""
+    """Total NLL in bits ÷ code points of the original text (BPC, NepBPE's E4)."""
     return total_nll_nats / math.log(2) / max(characters, 1)

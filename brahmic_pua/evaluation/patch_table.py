@@ -1,6 +1,6 @@
 """The C++ header behind ``patches/``: every code point that may not begin a SentencePiece piece.
 
-The paper's patch (seeds/004 §4.2) hard-codes 0C3E–0C56 and 0300–036F, which misses Telugu's
+The paper's patch (§4.2) hard-codes 0C3E–0C56 and 0300–036F, which misses Telugu's
 ఀ–ః, ఼ and ౢ ౣ and every other script. The patched trainer here reads its rejected set from this
 header instead, and the header is generated from brahmic_pua's own character classes, so the
 patch, the codec and the metrics agree on what a "dependent" is.

@@ -1,4 +1,4 @@
-"""fixToken repair of a plain SentencePiece model that already exists (seeds/004 §3.3).
+"""fixToken repair of a plain SentencePiece model that already exists (the paper, §3.3).
 
 Most people will not retrain: they have a stock spm model and ids made with it. Two repairs meet
 them there:

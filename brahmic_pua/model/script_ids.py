@@ -1,6 +1,6 @@
-"""One script id per vocabulary id: seed 000's ``script(t)`` (§2.1), for every Brahmic script.
+"""One script id per vocabulary id: NepBPE's ``script(t)`` (§2.1), for every Brahmic script.
 
-Models use it as a per-token feature (seed 000's ``ScriptEmb``), filters and metrics to tell
+Models use it as a per-token feature (NepBPE's ``ScriptEmb``), filters and metrics to tell
 pieces apart. The numbering is fixed; ids 0–4 are the seed's own (``0=DEV 1=LAT 2=PUN 3=FMT
 4=MAL``), so a Nepali model's ids mean what HimalayanTokenizer's do:
 
@@ -23,7 +23,7 @@ A piece's script is read from its text (PUA codes decoded to the clusters they s
 Characters of Unicode script Common or Inherited (punctuation, the danda ।, ASCII digits,
 spaces, combining marks shared by scripts) join whatever letters the piece holds, as in Unicode
 script runs: ``हैं।`` is DEV, ``Mr.`` LAT. A piece that joins letters to punctuation is therefore
-not MIXED; seed 000 forbids it separately (its Phase 3 merges need script(a) = script(b) with PUN
+not MIXED; NepBPE forbids it separately (its Phase 3 merges need script(a) = script(b) with PUN
 a script of its own), which is the ``punct-join`` filter's business, not the id's.
 """
 
@@ -57,7 +57,7 @@ MIXED = len(SCRIPT_ID_NAMES) - 1
 #: A script name (``"telugu"``, ``"latin"``, ``"mixed"``…) to its id.
 SCRIPT_ID: dict[str, int] = {name: i for i, name in enumerate(SCRIPT_ID_NAMES)}
 
-_FORMAT = frozenset("\u200c\u200d")  # ZWNJ, ZWJ: seed 000's τ_ZWNJ
+_FORMAT = frozenset("\u200c\u200d")  # ZWNJ, ZWJ: NepBPE's τ_ZWNJ
 _NEUTRAL = regex.compile(r"[\p{Script=Common}\p{Script=Inherited}]")
 _LATIN = regex.compile(r"\p{Script=Latin}")
 _SPACE = "\u2581"

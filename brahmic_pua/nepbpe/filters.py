@@ -1,6 +1,6 @@
-"""Post-training vocabulary filters (seed 000 §3.2's Gate, applied to a trained vocabulary).
+"""Post-training vocabulary filters (NepBPE §3.2's Gate, applied to a trained vocabulary).
 
-SentencePiece chooses its pieces by frequency alone; seed 000 admits a merge only if its Gate
+SentencePiece chooses its pieces by frequency alone; NepBPE admits a merge only if its Gate
 allows it. We cannot run spm's training with the Gate, so each filter removes afterwards the
 pieces the Gate would not have built: the piece is set UNUSED, its id never moves, and spm
 spells that text with the remaining pieces (or bytes). Each is on by name:
@@ -8,10 +8,10 @@ spells that text with the remaining pieces (or bytes). Each is on by name:
 ``cross-script`` — ``ScriptCompat``: no usable piece holds text of two scripts. Faithful for
     the pieces that exist; spm may have spent those vocabulary slots otherwise.
 ``punct-join`` — ``ScriptCompat`` with ``PUN`` as a script of its own: no piece joins script
-    text and punctuation. The danda । and double danda ॥ count as punctuation. Seed 000 is
+    text and punctuation. The danda । and double danda ॥ count as punctuation. NepBPE is
     inconsistent here: §2.2 lists them in Σ_P (punctuation), while its DFA ``D`` takes
     Devanagari as U+0900–U+097F, which holds them (and Unicode gives them Script=Common).
-``mark-start`` — guarantee 2 (seed 000's fix #16, no token splits a matra): no piece whose text
+``mark-start`` — guarantee 2 (NepBPE's fix #16, no token splits a matra): no piece whose text
     after ▁ starts with a combining mark (Mn, Mc, Me). brahmic_pua's trainer does this already
     (so 0 there); on a plain spm model it is the repair.
 ``theta`` — the Gate's ``a ∈ V_ambiguous ∧ Freq(a, b) < θ``: a piece that is an ambiguous seed
@@ -277,7 +277,7 @@ def filter_model(
     ``codec``: a brahmic_pua model's codec (None for a plain spm model). ``normalizer``: the
     model's N, applied to seeds and corpus lines. ``theta``: the θ gate as a count in
     ``corpus``; ``theta_per_million`` instead scales it with the corpus, θ = that many per
-    million whitespace words (seed 000's θ = 100 is a count, so a corpus ten times larger
+    million whitespace words (NepBPE's θ = 100 is a count, so a corpus ten times larger
     passes ten times more continuations; a rate keeps the gate as strict on any corpus).
     """
     chosen = check_filters(names)

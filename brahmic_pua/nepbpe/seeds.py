@@ -1,14 +1,14 @@
-"""Seed morphemes (seed 000 §2.2, E2): ``V_strict`` and ``V_ambiguous``.
+"""Seed morphemes (NepBPE §2.2, E2): ``V_strict`` and ``V_ambiguous``.
 
 ``V_strict`` holds morphemes that must stay whole and alone: every occurrence should be exactly
-one piece, never absorbed into a longer piece (seed 000's Gate: ``a ∈ V_strict`` and
+one piece, never absorbed into a longer piece (NepBPE's Gate: ``a ∈ V_strict`` and
 ``b ∈ V_seed`` never merge). ``V_ambiguous`` holds strings that are morphemes in some words and
 ordinary syllables in others (मा in रुपमा and in आमा): a longer piece that starts with one is kept
 only if that continuation is frequent (``Freq(a, b) ≥ θ``; θ is a count, or a rate per million
 words, see :func:`brahmic_pua.nepbpe.filters.filter_model`). E2: the strict set is hand-validated; a
 frequency alone never promotes a seed to strict, so a seed listed in both sets is strict.
 
-Seeds are matched in whole aksharas (:func:`units`), as seed 000's DFA ``D`` cuts text:
+Seeds are matched in whole aksharas (:func:`units`), as NepBPE's DFA ``D`` cuts text:
 a conjunct binds, so ले is not found in उल्लेख (उ ल्ले ख), while it is in लेख (ले ख).
 
 Seed files: UTF-8, one seed per line, NFC-normalized on load; ``#`` starts a comment (at the
@@ -40,7 +40,7 @@ class SeedError(ValueError):
 
 
 def units(text: str) -> tuple[str, ...]:
-    """``text`` in aksharas (conjuncts bound, as seed 000's DFA cuts it), spm's ▁ a unit alone."""
+    """``text`` in aksharas (conjuncts bound, as NepBPE's DFA cuts it), spm's ▁ a unit alone."""
     out: list[str] = []
     for i, part in enumerate(text.split(SPACE)):
         if i:

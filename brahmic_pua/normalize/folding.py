@@ -1,4 +1,4 @@
-"""Orthographic folding (seed 000 Phase 1): spelling variants rewritten to one form.
+"""Orthographic folding (NepBPE Phase 1): spelling variants rewritten to one form.
 
 A folding table is applied in ONE left-to-right, longest-match pass, exactly the way
 SentencePiece applies its normalizer rules, so the same table compiled into a model gives stock

@@ -1,6 +1,6 @@
 """N, the normalization applied before segmentation; ``decode(encode(s)) == N(s)``.
 
-Modes (seed 000 Phase 1 for the Nepali ones):
+Modes (NepBPE Phase 1 for the Nepali ones):
 
 - ``nfc`` (default): Unicode NFC, so canonically equivalent spellings become one.
 - ``none``: the text as given.

@@ -1,4 +1,4 @@
-"""The paper's formal model of Brahmic orthography (seeds/004 §3) as Python types."""
+"""The paper's formal model of Brahmic orthography (§3) as Python types."""
 
 from brahmic_pua.orthography.charclass import DEPENDENTS, STARTERS, CharClass
 from brahmic_pua.orthography.classify import (

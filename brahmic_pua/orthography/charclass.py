@@ -1,4 +1,4 @@
-"""The character classes of the paper's formal model (seeds/004 §3.1), plus what real text needs.
+"""The character classes of the paper's formal model (§3.1), plus what real text needs.
 
 Kept free of any table import so the table generator can use it too.
 """

@@ -1,4 +1,4 @@
-"""The ⊸ relation (seeds/004 §3.1): which class may immediately follow which inside a token.
+"""The ⊸ relation (the paper, §3.1): which class may immediately follow which inside a token.
 
 The relation is given twice, on purpose, as the paper does: once declaratively as constructors
 (:data:`RULES`, one per Agda constructor or documented extension) and once as the decision

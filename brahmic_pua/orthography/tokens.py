@@ -1,4 +1,4 @@
-"""Valid tokens, ``fixToken`` and ``combine`` (seeds/004 §3.2–3.6) over real strings."""
+"""Valid tokens, ``fixToken`` and ``combine`` (the paper, §3.2–3.6) over real strings."""
 
 from __future__ import annotations
 

@@ -326,7 +326,7 @@ __all__ = [
 
 
 def _nepbpe_options(options: TrainOptions, given: dict[str, Any]) -> None:
-    """The NepBPE layer's options (seed 000): post-training filters, seed morphemes, θ; all
+    """The NepBPE layer's options: post-training filters, seed morphemes, θ; all
     checked here, before any corpus is read."""
     names = given.pop("filters", ())
     if isinstance(names, str):
