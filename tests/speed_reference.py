@@ -167,14 +167,21 @@ def reordering_marks(script: str | None) -> list[str]:
 
 
 def folding_sources(n: Normalizer, codec: PUACodec) -> list[str]:
-    """Each folding pattern, and the pattern followed by what makes the last cluster of its
-    replacement a longer cluster of the table."""
+    """Each folding pattern, and the pattern followed by each tail that N turns, with the
+    pattern's replacement, into a longer cluster of the table (सँग + ै is संगै). Found by trial:
+    every proper suffix of every table cluster after the pattern, kept when N of the whole
+    segments as the replacement does except for a last cluster that is that table cluster.
+    (The library reads the tails off the replacement's last cluster instead.)"""
     clusters = [cluster for _, cluster in codec.code_pairs()]
     found = []
     for pattern, replacement in n.folding.rules:
         found.append(pattern)
-        last = segment(replacement, codec.policy)[-1]
-        found += [pattern + c[len(last) :] for c in clusters if c.startswith(last) and c != last]
+        before = segment(n(replacement), codec.policy)
+        for cluster in clusters:
+            for k in range(1, len(cluster)):
+                after = segment(n(pattern + cluster[k:]), codec.policy)
+                if after[-1] == cluster != before[-1] and after[:-1] == before[:-1]:
+                    found.append(pattern + cluster[k:])
     return found
 
 

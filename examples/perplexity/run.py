@@ -209,6 +209,19 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "per arm); skips the cpu preset's budget sizing",
     )
     p.add_argument(
+        "--lr",
+        type=float,
+        help="peak learning rate (the cosine's floor keeps the preset's ratio to it: the cpu "
+        "presets decay 0.002 to 0.0002)",
+    )
+    p.add_argument(
+        "--warmup",
+        type=int,
+        metavar="STEPS",
+        help="linear warmup steps (cpu: 50, at most a tenth of the calibrated steps; "
+        "cpu-long and paper: 100)",
+    )
+    p.add_argument(
         "--seeds",
         type=int,
         help="seeds 0..N-1; each fixes initialization and data order, paired across "
@@ -329,8 +342,14 @@ def settings(args: argparse.Namespace) -> Preset:
         "vocab_size": args.vocab_size, "steps": args.steps, "seeds": args.seeds,
         "train_lines": args.train_lines, "heldout_lines": args.heldout_lines,
         "budget_minutes": args.budget_minutes, "sample_tokens": args.sample_tokens,
-        "bootstrap": args.bootstrap, "batch": args.batch,
+        "bootstrap": args.bootstrap, "batch": args.batch, "warmup": args.warmup,
     }  # fmt: skip
+    if args.lr is not None:
+        if not args.lr > 0:
+            raise SystemExit(f"--lr must be above 0, not {args.lr}")
+        overrides |= {"lr": args.lr, "min_lr": preset.min_lr * args.lr / preset.lr}
+    if args.warmup is not None and args.warmup < 0:
+        raise SystemExit(f"--warmup must be 0 or more, not {args.warmup}")
     if args.steps is not None:
         overrides["calibrate"] = False
     return replace(preset, **{k: v for k, v in overrides.items() if v is not None})
