@@ -343,7 +343,8 @@ def test_an_interrupted_run_resumes_to_the_same_result(tmp_path: Path) -> None:
 def test_seeds_trained_by_separate_processes_report_as_one_run(tmp_path: Path) -> None:
     """--only-seeds trains the named seeds and stops without a report; a run without it reads
     them back and reports exactly what a single run of every seed reports. A model another
-    process is training (its lock held) is refused in one line, not trained twice. --so-far
+    process is training (its lock held) is skipped under --only-seeds, and refused in one line
+    by a run that must report it; never trained twice. --so-far
     reports the steps the saved models reached, and once all have finished, the trend the
     full report computes from its in-memory records."""
     need_torch()
@@ -361,14 +362,20 @@ def test_seeds_trained_by_separate_processes_report_as_one_run(tmp_path: Path) -
     assert [(r["step"], r["seeds"]) for r in rows] == [(4, 1), (12, 1)]
     folder = split / "state/plain-unigram/seed0"
     folder.mkdir(parents=True)
-    with open(folder / "lock", "w") as held:
+    with open(folder / "lock", "w") as held:  # as if another process were training it
         held.write("pid 1234")
         held.flush()
         fcntl.flock(held, fcntl.LOCK_EX)
+        side = run(*options, "--out", str(split), "--only-seeds", "0")
+        assert "skipped: " in side.stderr and "is being trained by pid 1234" in side.stderr
+        assert "except plain-unigram seed 0, which other runs are training" in side.stderr
+        assert (split / "state/brahmic_pua-unigram/seed0/done.json").is_file()
+        assert not (folder / "done.json").exists()
         with pytest.raises(subprocess.CalledProcessError) as refused:
-            run(*options, "--out", str(split), "--only-seeds", "0")
-    assert "is being trained by pid 1234" in refused.value.stderr
+            run(*options, "--out", str(split))  # a report needs every model
+    assert "is being trained by pid 1234: wait for that run to end" in refused.value.stderr
     assert "Traceback" not in refused.value.stderr
+    assert not (split / "results.json").exists()
     with pytest.raises(subprocess.CalledProcessError) as out_of_range:
         run(*options, "--out", str(split), "--only-seeds", "2")
     assert "--only-seeds: each seed must be from 0 to 1" in out_of_range.value.stderr

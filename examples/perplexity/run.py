@@ -289,9 +289,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         nargs="+",
         metavar="K",
         help="train only these seeds (numbered from 0, each below --seeds) and stop without "
-        "a report: two processes given the same --out and different seeds train in "
-        "parallel; the same command without --only-seeds then reads every finished model "
-        "back and reports",
+        "a report: two processes given the same --out train in parallel, each skipping a "
+        "model the other is training (even of the same seed); the same command without "
+        "--only-seeds then reads every finished model back and reports",
     )
     p.add_argument(
         "--so-far",
@@ -606,12 +606,16 @@ def run_seed(
     return record
 
 
+class Busy(Exception):
+    """Another process holds a model's lock (the message names it)."""
+
+
 @contextmanager
 def model_lock(folder: Path) -> Iterator[None]:
-    """Hold ``folder``'s lock while one model trains in it, or stop naming the process that
-    holds it: two processes training one model would overwrite each other's saved state
-    (--only-seeds is meant to run different seeds side by side). The kernel drops a ``flock``
-    when its holder exits, kill -9 included, so a killed run leaves no stale lock."""
+    """Hold ``folder``'s lock while one model trains in it, or raise Busy naming the process
+    that holds it: two processes training one model would overwrite each other's saved state.
+    The kernel drops a ``flock`` when its holder exits, kill -9 included, so a killed run
+    leaves no stale lock."""
     folder.mkdir(parents=True, exist_ok=True)
     handle = os.open(folder / "lock", os.O_RDWR | os.O_CREAT, 0o666)
     try:
@@ -619,8 +623,7 @@ def model_lock(folder: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             holder = os.read(handle, 100).decode(errors="replace").strip() or "another process"
-            raise SystemExit(f"{folder} is being trained by {holder}: give this run other "
-                             "--only-seeds, or wait for that one to end") from None  # fmt: skip
+            raise Busy(f"{folder} is being trained by {holder}") from None
         os.ftruncate(handle, 0)
         os.write(handle, f"pid {os.getpid()}".encode())
         yield
@@ -817,6 +820,7 @@ def main(argv: list[str] | None = None) -> None:
     steps = arm_steps(cfg, args.regime, tokens_per_byte)
     budget = Budget(args.stop_after_steps)
     records: dict[str, list[dict[str, Any]]] = {arm.name: [] for arm in arms}
+    skipped: list[str] = []  # with --only-seeds: models another process holds
     for seed in chosen:  # seed-major: a stopped run has whole pairs first
         for arm in arms:
             rows = arm.encode(checkpoint_lines)
@@ -826,12 +830,19 @@ def main(argv: list[str] | None = None) -> None:
             )  # fmt: skip
             print(f"{arm.name} seed {seed}: {steps[arm.name]} steps", file=sys.stderr)
             folder = state_dir / arm.name / f"seed{seed}"
-            with model_lock(folder):
-                record = run_seed(
-                    arm, seed, cfg, steps[arm.name], streams[arm.name], scoring,
-                    1 / tokens_per_byte[arm.name], args.device, folder, budget,
-                    args.save_every,
-                )  # fmt: skip
+            try:
+                with model_lock(folder):
+                    record = run_seed(
+                        arm, seed, cfg, steps[arm.name], streams[arm.name], scoring,
+                        1 / tokens_per_byte[arm.name], args.device, folder, budget,
+                        args.save_every,
+                    )  # fmt: skip
+            except Busy as busy:
+                if args.only_seeds is None:  # a report needs every model
+                    raise SystemExit(f"{busy}: wait for that run to end, then report") from None
+                print(f"  skipped: {busy}", file=sys.stderr)
+                skipped.append(f"{arm.name} seed {seed}")
+                continue
             if record is None:
                 print(f"stopped after --stop-after-steps {args.stop_after_steps} steps, "
                       f"state saved in {state_dir}; the same command resumes",
@@ -839,8 +850,9 @@ def main(argv: list[str] | None = None) -> None:
                 return
             records[arm.name].append(record)
     if args.only_seeds is not None:
-        print(f"seeds {', '.join(map(str, chosen))} finished; the same command without "
-              "--only-seeds reports every finished seed", file=sys.stderr)  # fmt: skip
+        others = f" (except {', '.join(skipped)}, which other runs are training)" if skipped else ""
+        print(f"seeds {', '.join(map(str, chosen))} finished{others}; the same command "
+              "without --only-seeds reports every finished seed", file=sys.stderr)  # fmt: skip
         return
     results = {"arms": {}}
     per_seed_bpb: dict[str, list[float]] = {}
