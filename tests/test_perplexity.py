@@ -43,6 +43,24 @@ def need_torch() -> None:
     require_extra("torch", "experiment", "the perplexity experiment")
 
 
+@corpora
+def test_a_run_of_plain_arms_alone_reports(tmp_path: Path) -> None:
+    """`--arms plain-unigram` (e.g. to bracket plain's best learning rate) has no difference
+    to report; the report says what it has instead of failing after the training."""
+    need_torch()
+    subprocess.run(
+        [sys.executable, str(EXAMPLE / "run.py"), "--preset", "smoke", "--arms", "plain-unigram",
+         "--lr", "0.006", "--warmup", "3", "--out", str(tmp_path)],
+        capture_output=True, text=True, check=True, timeout=120,
+    )  # fmt: skip
+    results = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
+    assert set(results["arms"]) == {"plain-unigram"}
+    assert results["differences"] == {}
+    assert "lr 0.006 cosine to 0.0006, warmup 3" in results["settings"]["model"]
+    table = (tmp_path / "results.md").read_text(encoding="utf-8")
+    assert "| plain-unigram |" in table and "Difference in bits per byte" not in table
+
+
 @corpora  # examples/perplexity reads ../shared/corpora
 def test_smoke_run(tmp_path: Path) -> None:
     need_torch()

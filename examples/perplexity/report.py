@@ -116,16 +116,17 @@ def markdown(results: dict[str, Any]) -> str:
             f"{c['epochs']:.2f} | {c['parameters']:,} | {c['flops']:.3g} | "
             f"{c['train_seconds']:.1f} | {c['tokens_per_second']:,.0f} |"
         )
-    resamples = next(iter(results["differences"].values()))["bootstrap"]["resamples"]
-    lines += [
-        "",
-        "Difference in bits per byte, arm − plain arm of the same type: mean over seeds with "
-        f"the paired 95% t-interval over seeds, and the 95% percentile interval of a paired "
-        f"bootstrap over held-out lines ({resamples} resamples; each line's NLL, its end "
-        "included, over its UTF-8 bytes and newline). A difference is claimed only where both "
-        "intervals exclude zero.",
-        "",
-    ]
+    if results["differences"]:  # none when only plain arms ran (--arms plain-unigram)
+        resamples = next(iter(results["differences"].values()))["bootstrap"]["resamples"]
+        lines += [
+            "",
+            "Difference in bits per byte, arm − plain arm of the same type: mean over seeds "
+            "with the paired 95% t-interval over seeds, and the 95% percentile interval of a "
+            f"paired bootstrap over held-out lines ({resamples} resamples; each line's NLL, its "
+            "end included, over its UTF-8 bytes and newline). A difference is claimed only "
+            "where both intervals exclude zero.",
+            "",
+        ]
     for name, d in results["differences"].items():
         boot = d["bootstrap"]
         seed_ci = "" if d["low"] is None else f" seeds [{d['low']:+.4f}, {d['high']:+.4f}];"
