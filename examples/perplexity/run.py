@@ -18,7 +18,8 @@ each model generates. With --arms, variants of the brahmic_pua trainer (policy=a
 character_coverage=0.9995, complete_word_starts off). Log-spaced checkpoints give the gap against
 tokens seen (trend.py), the final models' bits are split by token class (attribution.py), and
 --ngram adds interpolated modified Kneser–Ney models (ngram.py) as a converged comparator. Every
-run keeps its tokenizers and its per-model training state in --out, so an interrupted run resumes.
+run keeps its tokenizers and its per-model training state in --out, so an interrupted run resumes,
+--only-seeds lets two processes share one run, and --so-far reports the checkpoints saved so far.
 Writes results.json, results.md, bits_per_byte.png, training_curves.png (and gap_trend.png).
 """
 
