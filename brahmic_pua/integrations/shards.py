@@ -22,12 +22,10 @@ lock when the run ends, however it ends. Worker processes die with the run (kill
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import os
 import re
-import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_EXCEPTION, Future, ProcessPoolExecutor, wait
@@ -38,6 +36,7 @@ from pathlib import Path
 from brahmic_pua.integrations.shard_job import MARKER, Record, ShardJob, encode_shard
 from brahmic_pua.io.atomic import write_atomic
 from brahmic_pua.io.lines import Span, expand_inputs, plan_spans
+from brahmic_pua.io.lock import Held, exclusive
 from brahmic_pua.io.npy import DTYPES, HEADER_BYTES, dtype_for
 from brahmic_pua.io.progress import Progress
 from brahmic_pua.io.workers import exit_with_parent
@@ -205,53 +204,21 @@ def _create(directory: Path) -> tuple[Path, bool]:
 
 @contextmanager
 def _locked(directory: Path) -> Iterator[None]:
-    """Hold the directory's lock for the block, or raise ValueError naming the run that holds it.
-
-    Two runs in one directory would mix their shards, and each would delete the other's
-    temporary files. ``flock`` is dropped by the kernel when its holder exits, kill -9 included,
-    so a killed run never leaves a stale lock: its lock file stays, unlocked, and the next run
-    takes it. The holder removes the file as it ends; a run that opened the file just before
-    then may lock a file no longer in the directory, so it checks and opens the file again."""
-    path = directory / LOCK
-    while True:
-        try:
-            handle = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
-        except FileNotFoundError:
-            raise ValueError(f"output {directory} was removed as this run started") from None
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = _holder(handle)
-            os.close(handle)
-            raise ValueError(
-                f"output {directory} is in use by another encode-corpus run ({holder}): "
-                "wait for it to end, or give another directory"
-            ) from None
-        try:
-            current = os.stat(path)
-        except FileNotFoundError:
-            current = None
-        if current is not None and os.path.samestat(os.fstat(handle), current):
-            break
-        os.close(handle)
+    """Hold the directory's lock for the block (io/lock.py), or raise ValueError naming the run
+    that holds it: two runs in one directory would mix their shards, and each would delete the
+    other's temporary files. The lock file is removed as the run ends."""
     try:
-        command = " ".join([os.path.basename(sys.argv[0]), *sys.argv[1:]]).replace("\n", " ")
-        os.ftruncate(handle, 0)
-        os.write(handle, f"pid {os.getpid()}: {command[:300]}\n".encode())
-        yield
-    finally:
-        path.unlink(missing_ok=True)  # still locked: no other run can have taken this file
-        os.close(handle)
-
-
-def _holder(handle: int) -> str:
-    """The pid and command the lock file names; the holder writes them just after locking."""
-    for _ in range(20):
-        text = os.pread(handle, 1000, 0).decode("utf-8", "replace").strip()
-        if text:
-            return text
-        time.sleep(0.01)
-    return "its pid not yet written"
+        with exclusive(directory / LOCK):
+            yield
+    except Held as held:
+        raise ValueError(
+            f"output {directory} is in use by another encode-corpus run ({held.holder}): "
+            "wait for it to end, or give another directory"
+        ) from None
+    except FileNotFoundError as missing:
+        if missing.filename != str(directory / LOCK):
+            raise
+        raise ValueError(f"output {directory} was removed as this run started") from None
 
 
 def _prepare(directory: Path) -> Path:

@@ -26,7 +26,6 @@ Writes results.json, results.md, bits_per_byte.png, training_curves.png (and gap
 from __future__ import annotations
 
 import argparse
-import fcntl
 import json
 import math
 import os
@@ -78,6 +77,7 @@ from trend import checkpoint_bits_per_byte, checkpoint_steps, gap_trend
 import brahmic_pua
 from brahmic_pua.evaluation import metrics
 from brahmic_pua.evaluation.evaluate import O200k
+from brahmic_pua.io.lock import Held, exclusive
 
 
 @dataclass(frozen=True)
@@ -613,23 +613,15 @@ class Busy(Exception):
 
 @contextmanager
 def model_lock(folder: Path) -> Iterator[None]:
-    """Hold ``folder``'s lock while one model trains in it, or raise Busy naming the process
-    that holds it: two processes training one model would overwrite each other's saved state.
-    The kernel drops a ``flock`` when its holder exits, kill -9 included, so a killed run
-    leaves no stale lock."""
+    """Hold ``folder``'s lock while one model trains in it (brahmic_pua/io/lock.py), or raise
+    Busy naming the process that holds it: two processes training one model would overwrite
+    each other's saved state."""
     folder.mkdir(parents=True, exist_ok=True)
-    handle = os.open(folder / "lock", os.O_RDWR | os.O_CREAT, 0o666)
     try:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.read(handle, 100).decode(errors="replace").strip() or "another process"
-            raise Busy(f"{folder} is being trained by {holder}") from None
-        os.ftruncate(handle, 0)
-        os.write(handle, f"pid {os.getpid()}".encode())
-        yield
-    finally:
-        os.close(handle)
+        with exclusive(folder / "lock"):
+            yield
+    except Held as held:
+        raise Busy(f"{folder} is being trained by {held.holder}") from None
 
 
 def arm_names(args: argparse.Namespace, cfg: Preset) -> list[str]:
@@ -972,8 +964,8 @@ def report_so_far(
         if arm.kind == "plain":
             continue
         parameters = parameter_count(GPT(gpt_config(cfg, arm.vocab_size)))
-        trends |= trend_so_far(
-            out / "state", [(arm.name, f"plain-{arm.model_type}")], cfg.seeds,
+        trends[arm.name] = trend_so_far(
+            out / "state", arm.name, f"plain-{arm.model_type}", cfg.seeds,
             checkpoint_bytes, cfg.bootstrap, min(cfg.warmup, steps[arm.name]), parameters,
         )  # fmt: skip
     results = {
@@ -990,12 +982,7 @@ def report_so_far(
         f"# The gap so far ({out}, models of {max(steps.values()):,} steps, {cfg.seeds} seeds)",
         *section, *(["", plotted] if plotted else []), "",
     ])  # fmt: skip
-    (out / "so_far.json").write_text(
-        json.dumps(results, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
-    )
-    (out / "so_far.md").write_text(table, encoding="utf-8")
-    print(table)
-    print(f"so far: {out / 'so_far.md'}", file=sys.stderr)
+    _write_results(out, results, table, stem="so_far")
 
 
 def attribution(
@@ -1037,13 +1024,15 @@ def _machine() -> dict[str, Any]:
     }  # fmt: skip
 
 
-def _write_results(out: Path, results: dict[str, Any], table: str) -> None:
-    (out / "results.json").write_text(
+def _write_results(out: Path, results: dict[str, Any], table: str, stem: str = "results") -> None:
+    """Write ``stem``.json and ``stem``.md into ``out`` and print the table: one writer for the
+    final report (results) and the report of a run in progress (so_far)."""
+    (out / f"{stem}.json").write_text(
         json.dumps(results, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
     )
-    (out / "results.md").write_text(table, encoding="utf-8")
+    (out / f"{stem}.md").write_text(table, encoding="utf-8")
     print(table)
-    print(f"results in {out}", file=sys.stderr)
+    print(f"{stem} in {out}: {stem}.md, {stem}.json", file=sys.stderr)
 
 
 def difference(

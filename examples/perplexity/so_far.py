@@ -58,18 +58,14 @@ def paired(state_dir: Path, arm: str, base: str, seeds: int) -> tuple[Trajectory
 
 def trend_so_far(
     state_dir: Path,
-    pairs: list[tuple[str, str]],
+    arm: str,
+    base: str,
     seeds: int,
     line_bytes: list[int],
     resamples: int,
     fit_from: int,
     parameters: int,
 ) -> dict[str, Any]:
-    """gap_trend for every (arm, plain arm) pair over the checkpoints saved so far."""
-    trends: dict[str, Any] = {}
-    for arm, base in pairs:
-        ours, theirs = paired(state_dir, arm, base, seeds)
-        trends[arm] = gap_trend(ours, theirs, line_bytes, resamples, fit_from, parameters) | {
-            "baseline": base
-        }
-    return trends
+    """gap_trend of ``arm`` against its plain arm ``base`` over the checkpoints saved so far."""
+    ours, theirs = paired(state_dir, arm, base, seeds)
+    return gap_trend(ours, theirs, line_bytes, resamples, fit_from, parameters) | {"baseline": base}
