@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import random
+import signal
 import warnings
 from functools import cache
 from pathlib import Path
@@ -114,6 +115,13 @@ def require_extra(module: str, extra: str, untested: str) -> None:
     reason = f"{module} is not installed (optional extra: {install})"
     warnings.warn(f"{untested} not tested: {reason}", stacklevel=2)
     pytest.skip(reason)
+
+
+def default_sigint() -> None:
+    """A child process's ``preexec_fn``: Ctrl-C as in a terminal. A shell starts a background
+    job (``cmd &``, CI in the background) with SIGINT ignored; a child inherits that and Python
+    keeps it, so a test that sends SIGINT would see the run go on and finish (exit 0)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def corpus_files() -> list[Path]:

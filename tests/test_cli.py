@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import TE_SAMPLE, sample
+from conftest import TE_SAMPLE, default_sigint, sample
 
 from brahmic_pua import POLICIES, SCRIPT_NAMES, SentencePieceProcessor, segment
 from brahmic_pua.cli import main as cli_main
@@ -248,7 +248,10 @@ def test_a_signal_during_encode_leaves_no_temporary_file(
     out = tmp_path / "out"
     out.mkdir()
     args = ["encode", "--model", models["fixtoken"], "--output", str(out / "ids.txt")]
-    process = subprocess.Popen([*MODULE, *args], stdin=subprocess.PIPE, stderr=subprocess.PIPE)
+    process = subprocess.Popen(
+        [*MODULE, *args], stdin=subprocess.PIPE, stderr=subprocess.PIPE,
+        preexec_fn=default_sigint,
+    )  # fmt: skip
     assert process.stdin is not None
     process.stdin.write(_telugu_bytes(1_000_000))
     process.stdin.flush()

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from conftest import CORPORA, corpora, require_extra
+from conftest import CORPORA, corpora, default_sigint, require_extra
 
 from brahmic_pua.trainer import train_model
 from brahmic_pua.trainer.signals import signals_deferred
@@ -58,16 +58,10 @@ def _training(tmp: Path) -> Callable[[], bool]:
     return lambda: any(tmp.glob("brahmic_pua_train_*/normalize.tsv"))
 
 
-def _default_sigint() -> None:
-    """In the child: Ctrl-C as in a terminal, also where these tests run with SIGINT ignored
-    (started in the background), which a child would inherit and Python would keep."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 def _run(command: list[str], tmp: Path) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-        env={**os.environ, "TMPDIR": str(tmp)}, preexec_fn=_default_sigint,
+        env={**os.environ, "TMPDIR": str(tmp)}, preexec_fn=default_sigint,
     )  # fmt: skip
 
 
