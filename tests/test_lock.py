@@ -17,16 +17,16 @@ HOLD = """
 import sys, time
 from pathlib import Path
 from brahmic_pua.io.lock import exclusive
-with exclusive(Path(sys.argv[1]), remove=sys.argv[2] == "remove"):
+with exclusive(Path(sys.argv[1])):
     print("held", flush=True)
     time.sleep(60)
 """
 
 
-def holder(path: Path, mode: str) -> subprocess.Popen[str]:
+def holder(path: Path) -> subprocess.Popen[str]:
     """A process that takes the lock, says so, and sleeps holding it."""
     proc = subprocess.Popen(
-        [sys.executable, "-c", HOLD, str(path), mode, "marker-arg"],
+        [sys.executable, "-c", HOLD, str(path), "marker-arg"],
         stdout=subprocess.PIPE,
         text=True,
     )
@@ -35,12 +35,11 @@ def holder(path: Path, mode: str) -> subprocess.Popen[str]:
     return proc
 
 
-@pytest.mark.parametrize("mode", ["remove", "keep"])
 def test_a_second_holder_is_refused_with_the_first_ones_pid_until_it_is_killed(
-    tmp_path: Path, mode: str
+    tmp_path: Path,
 ) -> None:
     path = tmp_path / "lock"
-    first = holder(path, mode)
+    first = holder(path)
     try:
         with pytest.raises(Held) as refused, exclusive(path):
             pytest.fail("the lock was taken twice")
@@ -51,9 +50,9 @@ def test_a_second_holder_is_refused_with_the_first_ones_pid_until_it_is_killed(
         os.kill(first.pid, signal.SIGKILL)
         first.wait()
     assert path.exists()  # a killed holder cannot remove it, but its lock is gone with it
-    with exclusive(path, remove=mode == "remove"):
+    with exclusive(path):
         assert path.read_text().startswith(f"pid {os.getpid()}: ")
-    assert path.exists() == (mode == "keep")
+    assert not path.exists()
 
 
 def test_a_lock_in_a_missing_directory_is_file_not_found(tmp_path: Path) -> None:

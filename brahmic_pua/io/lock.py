@@ -29,11 +29,11 @@ class Held(Exception):
 
 
 @contextmanager
-def exclusive(path: Path, *, remove: bool = True) -> Iterator[None]:
+def exclusive(path: Path) -> Iterator[None]:
     """Hold an exclusive lock on ``path`` (created if missing) for the block, or raise
     :class:`Held` at once, without waiting, if another process holds it.
 
-    With ``remove`` the holder deletes the file as it ends (a directory left clean). A run that
+    The holder deletes the file as it ends (a directory left clean). A run that
     opened the file just before then may lock a file no longer in the directory, so after
     locking it checks that the path still names the file it locked, and opens it again if not.
     Raises FileNotFoundError if the file's directory does not exist (or was removed)."""
@@ -58,8 +58,7 @@ def exclusive(path: Path, *, remove: bool = True) -> Iterator[None]:
         os.write(handle, f"pid {os.getpid()}: {command[:300]}\n".encode())
         yield
     finally:
-        if remove:
-            path.unlink(missing_ok=True)  # still locked: no other run can have taken this file
+        path.unlink(missing_ok=True)  # still locked: no other run can have taken this file
         os.close(handle)
 
 
