@@ -20,10 +20,12 @@ sentencepiece 0.2.3:
   (sampling), the log level, the n-best timeout and the data directory belong to the C++ library
   both modules share; a copy could only disagree with it.
 
-Not re-exported: ``ConvertToFlatbuffer`` / ``convert_to_flatbuffer``. A flatbuffer is a model
-for stock runtimes without Python; converted from a brahmic_pua model it keeps the PUA rules but
-not the manifest (its N and its codec), so every reader of it would see Private Use codes.
-``import sentencepiece`` still offers it for plain models.
+* ``ConvertToFlatbuffer`` (``convert_to_flatbuffer``): stock's converter for a plain model; a
+  brahmic_pua model is refused in one line (``brahmic_pua.runtime.flatbuffer``): a flatbuffer
+  keeps its Private Use rules but not its manifest, so every reader would see Private Use codes.
+* ``sentencepiece_pb2``, ``sentencepiece_model_pb2``: stock's protobuf modules (the types of
+  ``return_type="proto"`` and of a ``.model`` file), so ``from brahmic_pua import
+  sentencepiece_pb2`` works where ``from sentencepiece import sentencepiece_pb2`` did.
 
 **brahmic_pua's own entry points**:
 
@@ -54,12 +56,15 @@ from sentencepiece import (
     set_nbest_timeout,
     set_random_generator_seed,
 )
+from sentencepiece import sentencepiece_model_pb2 as sentencepiece_model_pb2
+from sentencepiece import sentencepiece_pb2 as sentencepiece_pb2
 
 from brahmic_pua.codec import CodecFileError, PUACodec
 from brahmic_pua.model.manifest import ModelFileError
 from brahmic_pua.normalize import normalize
 from brahmic_pua.normalize.folding import FoldingTable, validate_folding_rules
 from brahmic_pua.orthography import SCRIPT_NAMES
+from brahmic_pua.runtime.flatbuffer import ConvertToFlatbuffer, convert_to_flatbuffer
 from brahmic_pua.runtime.normalizer import SentencePieceNormalizer
 from brahmic_pua.runtime.processor import SentencePieceProcessor
 from brahmic_pua.segment import POLICIES, segment
@@ -71,6 +76,7 @@ __all__ = [
     "POLICIES",
     "SCRIPT_NAMES",
     "CodecFileError",
+    "ConvertToFlatbuffer",
     "FoldingTable",
     "ModelFileError",
     "PUACodec",
@@ -82,6 +88,7 @@ __all__ = [
     "SetNBestTimeout",
     "SetRandomGeneratorSeed",
     "ThreadPool",
+    "convert_to_flatbuffer",
     "normalize",
     "segment",
     "set_data_dir",

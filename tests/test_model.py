@@ -153,7 +153,7 @@ def test_no_orphan_piece_when_sampling(models: dict[str, Path], name: str) -> No
 
 def _check_byte_pieces(sp: spm.SentencePieceProcessor, lines: list[str]) -> None:
     assert sp.codec is not None
-    raw = sp._processor()
+    raw = stock.SentencePieceProcessor(model_proto=sp.serialized_model_proto())
     pieces = {raw.id_to_piece(i) for i in range(raw.get_piece_size()) if not raw.is_unused(i)}
     assert all(code in pieces for code, _ in sp.codec.code_pairs())  # every code has a piece
     runs, private = private_code_byte_runs(sp.encode(lines), sp)
@@ -355,7 +355,7 @@ def test_entropy_matches_brute_force(models: dict[str, Path]) -> None:
     from brahmic_pua.runtime.entropy import segmentation_entropy
 
     sp = _processor(models, "unigram")
-    raw = sp._processor()
+    raw = stock.SentencePieceProcessor(model_proto=sp.serialized_model_proto())
     scores = {
         raw.id_to_piece(i): raw.get_score(i)
         for i in range(raw.get_piece_size())

@@ -21,14 +21,14 @@ import brahmic_pua as spm
 from brahmic_pua.codec.layout import is_private_use
 from brahmic_pua.trainer import train_model
 
-#: sentencepiece's module-level names the drop-in promises (all of 0.2.3's but the flatbuffer
-#: converter, whose output would lose a brahmic_pua model's manifest).
+#: sentencepiece's module-level names the drop-in promises: all of 0.2.3's.
 SENTENCEPIECE_NAMES = {
-    "SentencePieceNormalizer", "SentencePieceProcessor", "SentencePieceTrainer", "SetDataDir",
+    "ConvertToFlatbuffer", "convert_to_flatbuffer", "SentencePieceNormalizer",
+    "SentencePieceProcessor", "SentencePieceTrainer", "SetDataDir",
     "SetMinLogLevel", "SetNBestTimeout", "SetRandomGeneratorSeed", "ThreadPool", "set_data_dir",
     "set_min_log_level", "set_nbest_timeout", "set_random_generator_seed",
 }  # fmt: skip
-NOT_PROMISED = {"ConvertToFlatbuffer", "convert_to_flatbuffer"}
+NOT_PROMISED: set[str] = set()
 #: brahmic_pua's own entry points, as the module docstring lists them.
 OWN_NAMES = {
     "POLICIES", "SCRIPT_NAMES", "CodecFileError", "FoldingTable", "ModelFileError", "PUACodec",
@@ -46,7 +46,10 @@ MOVED = {
     "asr_normalize": "brahmic_pua.segment",
 }
 #: Names brahmic_pua implements itself; every other drop-in name is stock's own object.
-OWN_IMPLEMENTATIONS = {"SentencePieceNormalizer", "SentencePieceProcessor", "SentencePieceTrainer"}
+OWN_IMPLEMENTATIONS = {
+    "ConvertToFlatbuffer", "convert_to_flatbuffer", "SentencePieceNormalizer",
+    "SentencePieceProcessor", "SentencePieceTrainer",
+}  # fmt: skip
 
 HELD_OUT = [unicodedata.normalize("NFC", line) for line in sample_held_out("te")[:30] if line]
 

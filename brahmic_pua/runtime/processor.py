@@ -290,20 +290,36 @@ class SentencePieceProcessor:
     LoadFromFile = load_from_file
     LoadFromSerializedProto = load_from_serialized_proto
 
-    def __getstate__(self) -> dict[str, Any]:
-        """The options and the serialized model, as stock pickles: about the .model's size."""
-        model = self.serialized_model_proto() if self._sp is not None else None
-        return {
-            "options": self._options,
-            "model_proto": model,
-            "normalization": self._normalization,
-        }
+    #: What a load builds from the model; a pickle carries the serialized model instead.
+    _LOADED = ("_sp", "_shown", "_plain", "manifest")
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
+    def __getstate__(self) -> dict[str, Any]:
+        """As stock pickles: the instance's attributes (a subclass's own included) and the
+        serialized model (about the .model's size) in place of what a load builds from it."""
+        state = {k: v for k, v in self.__dict__.items() if k not in self._LOADED}
+        state["model_proto"] = self.serialized_model_proto() if self._sp is not None else None
+        return state
+
+    def __setstate__(self, state: dict[str, Any] | bytes) -> None:
+        """A state from ``__getstate__``, or the serialized model alone (pickles written by
+        older versions of sentencepiece and of brahmic_pua hold only that)."""
+        state = {"model_proto": state} if isinstance(state, bytes) else dict(state)
+        model = state.pop("model_proto", None)
+        options = state.get("_options", state.pop("options", {}))
         SentencePieceProcessor.__init__(
-            self, model_proto=state["model_proto"], normalization=state.get("normalization"),
-            **state["options"],
+            self, normalization=state.get("_normalization", state.pop("normalization", None)),
+            **options,
         )  # fmt: skip
+        if model is not None:
+            self.load_from_serialized_proto(model)
+        self.__dict__.update(state)
+
+    @property
+    def _processor(self) -> Any:
+        """The stock binding underneath, as stock's wrapper names it (``sp._processor``):
+        sentencepiece's own tests call its batch methods directly. On a brahmic model it
+        speaks Private Use codes, as the model file does."""
+        return self._stock()._processor
 
     @property
     def is_brahmic(self) -> bool:
@@ -315,9 +331,9 @@ class SentencePieceProcessor:
         return self.manifest.codec if self.manifest else None
 
     def serialized_model_proto(self) -> bytes:
-        return bytes(self._processor().serialized_model_proto())
+        return bytes(self._stock().serialized_model_proto())
 
-    def _processor(self) -> Any:
+    def _stock(self) -> Any:
         """The stock processor holding the model."""
         if self._sp is None:
             raise ValueError("no model loaded: call load(model_file=...) first")
@@ -344,7 +360,7 @@ class SentencePieceProcessor:
         """As stock: the text spm segments, spaces as ▁. On a brahmic model, after N and shown
         as text (no Private Use codes), so the pieces of ``encode(text, out_type=str)`` join to
         it as in stock, byte pieces aside."""
-        processor = self._processor()
+        processor = self._stock()
         if self._shown is None:
             return processor.normalize(input, with_offsets)
         if with_offsets:
@@ -405,7 +421,7 @@ class SentencePieceProcessor:
         Options left as None take the value given to the constructor, as in sentencepiece.
         """
         return self._encode(
-            self._processor().encode, input, return_type, out_type, add_bos=add_bos,
+            self._stock().encode, input, return_type, out_type, add_bos=add_bos,
             add_eos=add_eos, reverse=reverse, emit_unk_piece=emit_unk_piece,
             enable_sampling=enable_sampling, nbest_size=nbest_size, alpha=alpha,
             num_threads=num_threads, thread_pool=thread_pool, return_bytes=return_bytes,
@@ -466,7 +482,7 @@ class SentencePieceProcessor:
     ) -> Any:
         """The ``nbest_size`` best segmentations (constructor's default, at least 1)."""
         return self._encode(
-            self._processor().nbest_encode, input, return_type, out_type, add_bos=add_bos,
+            self._stock().nbest_encode, input, return_type, out_type, add_bos=add_bos,
             add_eos=add_eos, reverse=reverse, emit_unk_piece=emit_unk_piece,
             nbest_size=nbest_size,
         )  # fmt: skip
@@ -504,7 +520,7 @@ class SentencePieceProcessor:
     ) -> Any:
         """One long text encoded in chunks of ``chunk_len`` on several threads."""
         return self._encode(
-            self._processor().parallel_encode, input, return_type, out_type, add_bos=add_bos,
+            self._stock().parallel_encode, input, return_type, out_type, add_bos=add_bos,
             add_eos=add_eos, reverse=reverse, emit_unk_piece=emit_unk_piece,
             chunk_len=chunk_len, num_threads=num_threads, thread_pool=thread_pool,
         )  # fmt: skip
@@ -545,7 +561,7 @@ class SentencePieceProcessor:
     def calculate_entropy(self, input: Any, alpha: float, num_threads: int | None = None) -> Any:
         """Entropy (nats) of the sampling distribution over segmentations; Unigram models only.
         ``num_threads`` is accepted for compatibility and ignored."""
-        processor = self._processor()
+        processor = self._stock()
         if model_type(processor.serialized_model_proto()) != "unigram":
             raise ValueError("calculate_entropy needs a Unigram model (model_type=unigram)")
         if isinstance(input, str):
@@ -568,7 +584,7 @@ class SentencePieceProcessor:
     ) -> Any:
         """Text from ids or from pieces (as ``encode`` shows them): one, a list, or a batch.
         Ids in a list go to the one-pass decoder, the rest to stock (brahmic_pua.model.decoding)."""
-        processor = self._processor()
+        processor = self._stock()
         if self._shown is not None:
             if _resolve(return_type, out_type, str) not in (str, bytes):
                 raise ValueError("a brahmic_pua model decodes to str or bytes only")
@@ -630,35 +646,35 @@ class SentencePieceProcessor:
     def id_to_piece(self, id: Any) -> Any:
         """The piece of an id, or a list of pieces for a list of ids; shown as text."""
         if self._shown is None:
-            return self._checked(self._processor().id_to_piece, id)
+            return self._checked(self._stock().id_to_piece, id)
         if _is_sequence(id):
             return [self._shown.piece(i) for i in id]
         return self._shown.piece(id)
 
     def piece_to_id(self, piece: Any) -> Any:
         """The id of a piece (shown or spm's own), or a list of ids; unknown: ``unk_id()``."""
-        processor = self._processor()
+        processor = self._stock()
         if self._shown is None:
             return processor.piece_to_id(piece)
         return processor.piece_to_id(self._shown.to_model_pieces(piece))
 
     def get_piece_size(self) -> int:
-        return int(self._processor().get_piece_size())
+        return int(self._stock().get_piece_size())
 
     def get_score(self, id: Any) -> Any:
-        return self._checked(self._processor().get_score, id)
+        return self._checked(self._stock().get_score, id)
 
     def is_unknown(self, id: Any) -> Any:
-        return self._checked(self._processor().is_unknown, id)
+        return self._checked(self._stock().is_unknown, id)
 
     def is_control(self, id: Any) -> Any:
-        return self._checked(self._processor().is_control, id)
+        return self._checked(self._stock().is_control, id)
 
     def is_unused(self, id: Any) -> Any:
-        return self._checked(self._processor().is_unused, id)
+        return self._checked(self._stock().is_unused, id)
 
     def is_byte(self, id: Any) -> Any:
-        return self._checked(self._processor().is_byte, id)
+        return self._checked(self._stock().is_byte, id)
 
     def script_ids(self) -> list[int]:
         """One script id per piece id, aligned with the vocabulary (a per-token script feature,
@@ -667,16 +683,16 @@ class SentencePieceProcessor:
         return _script_ids(self)
 
     def unk_id(self) -> int:
-        return int(self._processor().unk_id())
+        return int(self._stock().unk_id())
 
     def bos_id(self) -> int:
-        return int(self._processor().bos_id())
+        return int(self._stock().bos_id())
 
     def eos_id(self) -> int:
-        return int(self._processor().eos_id())
+        return int(self._stock().eos_id())
 
     def pad_id(self) -> int:
-        return int(self._processor().pad_id())
+        return int(self._stock().pad_id())
 
     def __len__(self) -> int:
         return self.get_piece_size()

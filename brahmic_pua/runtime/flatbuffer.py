@@ -1,0 +1,72 @@
+"""``ConvertToFlatbuffer``: stock's converter, refusing a brahmic_pua model in one line.
+
+A flatbuffer (``.spm.fb``) is a model for stock's runtimes without Python or protobuf. It keeps
+a model's compiled rules but not the extension a brahmic_pua model carries its manifest in, and
+its runtime (``SentencePieceLiteProcessor``) has no denormalizer: converted, a brahmic_pua model
+would decode to Private Use codes in every reader, silently wrong. A plain model converts as in
+stock, through stock's own function.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import sentencepiece as stock
+
+from brahmic_pua.model.manifest import extract
+
+REFUSAL = (
+    "{source} is a brahmic_pua model: a flatbuffer keeps its Private Use rules but not its "
+    "manifest or denormalizer, so every reader would decode Private Use codes; keep the .model "
+    "file (stock SentencePieceProcessor loads it) or convert a plain spm model"
+)
+
+
+def _serialized(model_file: Any, model_proto: Any, serialized_model_proto: Any) -> bytes | None:
+    """The model's bytes, where exactly one source is given and it can be read; else None,
+    so stock's function raises its own error for the bad call."""
+    if sum(x is not None for x in (model_file, model_proto, serialized_model_proto)) != 1:
+        return None
+    if model_file is not None:
+        try:
+            with open(os.fspath(model_file), "rb") as file:
+                return file.read()
+        except (OSError, TypeError, ValueError):
+            return None
+    if model_proto is not None:
+        if hasattr(model_proto, "SerializeToString"):
+            return bytes(model_proto.SerializeToString())
+        return model_proto if isinstance(model_proto, bytes) else None
+    return serialized_model_proto if isinstance(serialized_model_proto, bytes) else None
+
+
+def convert_to_flatbuffer(
+    model_file: str | os.PathLike[str] | None = None,
+    model_proto: Any = None,
+    serialized_model_proto: bytes | None = None,
+    output_file: str | os.PathLike[str] | None = None,
+    skip_char_bigrams: bool = False,
+    treat_null_byte_as_unused: bool = False,
+    allow_unsupported_model_type: bool = False,
+) -> Any:
+    """Stock's ``ConvertToFlatbuffer`` (same arguments, same result) for a plain model; a
+    brahmic_pua model raises ValueError naming why, before anything is written."""
+    data = _serialized(model_file, model_proto, serialized_model_proto)
+    if data is not None:
+        source = str(model_file) if model_file is not None else "model_proto"
+        try:
+            manifest = extract(data, source)
+        except ValueError:
+            manifest = None  # not a model we can read: stock says why in its own words
+        if manifest is not None:
+            raise ValueError(REFUSAL.format(source=source))
+    return stock.ConvertToFlatbuffer(
+        model_file=model_file, model_proto=model_proto,
+        serialized_model_proto=serialized_model_proto, output_file=output_file,
+        skip_char_bigrams=skip_char_bigrams, treat_null_byte_as_unused=treat_null_byte_as_unused,
+        allow_unsupported_model_type=allow_unsupported_model_type,
+    )  # fmt: skip
+
+
+ConvertToFlatbuffer = convert_to_flatbuffer
