@@ -41,6 +41,10 @@ def _serialized(model_file: Any, model_proto: Any, serialized_model_proto: Any) 
     return serialized_model_proto if isinstance(serialized_model_proto, bytes) else None
 
 
+def _path(path: str | os.PathLike[str] | None) -> str | None:
+    return None if path is None else os.fsdecode(os.fspath(path))
+
+
 def convert_to_flatbuffer(
     model_file: str | os.PathLike[str] | None = None,
     model_proto: Any = None,
@@ -62,8 +66,8 @@ def convert_to_flatbuffer(
         if manifest is not None:
             raise ValueError(REFUSAL.format(source=source))
     return stock.ConvertToFlatbuffer(
-        model_file=model_file, model_proto=model_proto,
-        serialized_model_proto=serialized_model_proto, output_file=output_file,
+        model_file=_path(model_file), model_proto=model_proto,
+        serialized_model_proto=serialized_model_proto, output_file=_path(output_file),
         skip_char_bigrams=skip_char_bigrams, treat_null_byte_as_unused=treat_null_byte_as_unused,
         allow_unsupported_model_type=allow_unsupported_model_type,
     )  # fmt: skip
