@@ -39,6 +39,27 @@ NO_CORPORA = (
     f"(../shared/corpora) or set {CORPORA_VARIABLE} to their folder"
 )
 
+PEER_VARIABLE = "BRAHMIC_PUA_PEER_TESTS"
+#: Outside test suites, unpacked from their sdists by tools/peer_tests.py: the folder
+#: $BRAHMIC_PUA_PEER_TESTS names, else .ci/peer in the checkout.
+PEER = Path(os.environ.get(PEER_VARIABLE) or ROOT / ".ci" / "peer")
+
+
+def peer_suite(folder: str) -> Path:
+    """``PEER/folder`` (an unpacked sdist); where it is absent, a skip naming the command that
+    fetches it, or under CI a failure: CI must not pass with the outside suites unrun."""
+    path = PEER / folder
+    if path.is_dir():
+        return path
+    reason = (
+        f"outside test suite {folder} not in {PEER}: run `python tools/peer_tests.py` "
+        f"(or set {PEER_VARIABLE} to the folder it fetched into)"
+    )
+    if os.environ.get("CI"):
+        pytest.fail(f"CI is set but the {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
 #: The samples that ship with the package (brahmic_pua/data/ATTRIBUTION.md): Telugu and Hindi
 #: Wikipedia sentences, CC BY-SA 4.0.
 SAMPLES = Path(brahmic_pua.data.__file__).parent
