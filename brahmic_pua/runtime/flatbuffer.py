@@ -1,9 +1,11 @@
 """``ConvertToFlatbuffer``: stock's converter, refusing a brahmic_pua model in one line.
 
-A flatbuffer (``.spm.fb``) is a model for stock's runtimes without Python or protobuf. It keeps
-a model's compiled rules but not the extension a brahmic_pua model carries its manifest in, and
-its runtime (``SentencePieceLiteProcessor``) has no denormalizer: converted, a brahmic_pua model
-would decode to Private Use codes in every reader, silently wrong. A plain model converts as in
+A flatbuffer (``.spm.fb``) is a model for stock's runtimes without Python or protobuf
+(``SentencePieceLiteProcessor``, not in the Python package). It keeps a model's pieces and
+compiled rules but not the protobuf extension a brahmic_pua model carries its manifest in (its
+N, its codec), and no runtime we can run here shows that its decoder applies the denormalizer:
+converted, a brahmic_pua model could decode to Private Use codes in every reader, wrong in
+silence. So it is refused, in one line, before anything is written. A plain model converts as in
 stock, through stock's own function.
 """
 
@@ -18,8 +20,8 @@ from brahmic_pua.model.manifest import extract
 
 REFUSAL = (
     "{source} is a brahmic_pua model: a flatbuffer keeps its Private Use rules but not its "
-    "manifest or denormalizer, so every reader would decode Private Use codes; keep the .model "
-    "file (stock SentencePieceProcessor loads it) or convert a plain spm model"
+    "manifest, so a reader could decode Private Use codes; ship the .model file (stock "
+    "SentencePieceProcessor loads it) or convert a plain spm model"
 )
 
 
