@@ -24,7 +24,7 @@ from click.decorators import FC
 
 from brahmic_pua import CodecFileError, ModelFileError, PUACodec, SentencePieceProcessor
 from brahmic_pua.io.atomic import atomic_output, check_writable, write_atomic_many
-from brahmic_pua.io.lines import file_lines
+from brahmic_pua.io.lines import file_lines, stream_lines
 from brahmic_pua.model.manifest import extract
 from brahmic_pua.model.pieces import vocab_text as render_vocab
 from brahmic_pua.model.proto import parse_model
@@ -220,6 +220,12 @@ def load_codec(path: str) -> PUACodec:
                 f"{path} is not a codec JSON file (not UTF-8 text)"
             ) from None
         raise
+
+
+def input_lines(stream: BinaryIO) -> Iterator[str]:
+    """A command's input lines, exactly: only the "\\n" is removed (brahmic_pua.io.lines,
+    ``exact``), so each output line answers one input line."""
+    return stream_lines(stream, getattr(stream, "name", "<stdin>"), exact=True)
 
 
 def read_texts(paths: tuple[str, ...]) -> list[str]:

@@ -15,15 +15,14 @@ import json
 import os
 import signal
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from types import FrameType
 from typing import Any, BinaryIO, NoReturn
 
 import click
 from click._termui_impl import AFTER_BAR
 
-from brahmic_pua import POLICIES, SCRIPT_NAMES, PUACodec, SentencePieceProcessor, segment
-from brahmic_pua.io.lines import stream_lines
+from brahmic_pua import POLICIES, SCRIPT_NAMES, PUACodec, segment
 from brahmic_pua.nepbpe.filters import DEFAULT_THETA, FILTERS
 from brahmic_pua.normalize import MODES, normalizer
 from brahmic_pua.trainer import train_model
@@ -36,7 +35,6 @@ from .common import (
     CODEC,
     FILE,
     INPUT,
-    MODEL,
     OUTPUT,
     SETTINGS,
     Choice,
@@ -44,16 +42,17 @@ from .common import (
     bool_option,
     check_passed_flags,
     expected,
+    input_lines,
     join_lines,
     load_codec,
     output_stream,
-    parse_ids,
 )
 from .encode_corpus_command import encode_corpus_command
 from .eval_command import eval_command, vocab_command
 from .filter_command import filter_command
 from .patch_command import patch_command
 from .repair_command import repair_command
+from .spm_command import decode_command, encode_command
 
 POLICY = Choice(POLICIES)
 POLICY_HELP = "Which clusters are kept whole: fixtoken, akshara, syllable or grapheme."
@@ -138,14 +137,9 @@ class _Shell(click.Group):
             raise click.exceptions.Exit(INTERRUPTED) from None
 
 
-def _lines(stream: BinaryIO) -> Iterator[str]:
-    """The input's lines, exactly: only the "\\n" is removed (see brahmic_pua.io.lines)."""
-    return stream_lines(stream, getattr(stream, "name", "<stdin>"), exact=True)
-
-
 def _run(source: BinaryIO, output: str | None, transform: Callable[[str], str]) -> None:
     with output_stream(output) as sink:
-        for line in _lines(source):
+        for line in input_lines(source):
             sink.write(transform(line).encode("utf-8") + b"\n")
 
 
@@ -219,7 +213,9 @@ def codec_build(
 ) -> None:
     """Build a codec from corpus files."""
     chosen = [s.strip() for s in scripts.split(",") if s.strip()] if scripts else None
-    codec = PUACodec.build((line for stream in inputs for line in _lines(stream)), policy, chosen)
+    codec = PUACodec.build(
+        (line for stream in inputs for line in input_lines(stream)), policy, chosen
+    )
     codec.save(output)
     click.echo(f"{codec!r} -> {output}", err=True)
 
@@ -351,54 +347,6 @@ def train_command(
         raise click.UsageError(str(error), ctx) from None
 
 
-@main.command("encode")
-@MODEL
-@click.option(
-    "--output_format", type=Choice(["piece", "id"]), default="piece", show_default=True,
-    help="Print pieces or ids.",
-)  # fmt: skip
-@INPUT
-@OUTPUT
-def encode_command(
-    model_path: str, output_format: str, input_: BinaryIO, output: str | None
-) -> None:
-    """Like spm_encode: one line in, its pieces or ids out, space-separated."""
-    sp = SentencePieceProcessor(model_file=model_path)
-    if output_format == "id":
-        _run(input_, output, lambda line: " ".join(map(str, sp.encode(line))))
-    else:
-        _run(input_, output, lambda line: " ".join(sp.encode(line, out_type=str)))
-
-
-@main.command("decode")
-@MODEL
-@click.option(
-    "--input_format", type=Choice(["piece", "id"]), default="piece", show_default=True,
-    help="Read pieces or ids.",
-)  # fmt: skip
-@INPUT
-@OUTPUT
-def decode_command(
-    model_path: str, input_format: str, input_: BinaryIO, output: str | None
-) -> None:
-    """Like spm_decode: space-separated pieces or ids in, text out."""
-    sp = SentencePieceProcessor(model_file=model_path)
-
-    def decode(line: str) -> str:
-        if input_format == "id":
-            try:
-                ids = parse_ids(line)
-            except ValueError:
-                raise ValueError(f"not a list of ids: {line[:40]!r}") from None
-            try:
-                return str(sp.decode(ids))
-            except IndexError as error:  # an id outside the vocabulary, as stock spm says it
-                raise ValueError(str(error)) from None
-        return str(sp.decode(line.split(" ") if line else []))
-
-    _run(input_, output, decode)
-
-
 @main.command("demo")
 @click.option("--vocab_size", type=int, default=2000, show_default=True, help="Of both models.")
 @click.option(
@@ -424,6 +372,8 @@ def scripts_command() -> None:
     click.echo("\n".join(SCRIPT_NAMES))
 
 
+main.add_command(encode_command)
+main.add_command(decode_command)
 main.add_command(audit_command)
 main.add_command(encode_corpus_command)
 main.add_command(eval_command)
