@@ -489,11 +489,12 @@ def test_codec_decode_takes_any_escaped_character(cases: dict[str, Case]) -> Non
     assert case.ours.codec.decode(case.rules_off.decode(ids)) == "a"
 
 
-def test_out_types_beyond_str_and_bytes_are_stock_only(cases: dict[str, Case]) -> None:
-    """Stock decodes to a proto too; a brahmic_pua model refuses, its offsets would count
-    Private Use codes."""
+def test_decode_protos_have_stocks_text_and_surfaces_in_it(cases: dict[str, Case]) -> None:
+    """Stock decodes to a proto too, its surfaces Private Use codes on a brahmic_pua model;
+    ours has stock's text and ids, and surfaces in that text (tests/test_offsets.py)."""
     case = cases["te"]
     ids = case.ours.encode("తెలుగు")
-    assert case.theirs.decode_ids_as_proto(ids).text == "తెలుగు"
-    with pytest.raises(ValueError, match="str or bytes only"):
-        case.ours.decode_ids_as_proto(ids)
+    theirs, ours = case.theirs.decode_ids_as_proto(ids), case.ours.decode_ids_as_proto(ids)
+    assert ours.text == theirs.text == "తెలుగు"
+    assert [p.id for p in ours.pieces] == [p.id for p in theirs.pieces] == ids
+    assert "".join(p.surface for p in ours.pieces) == "తెలుగు"

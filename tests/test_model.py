@@ -265,7 +265,8 @@ def test_string_form_and_spm_spelling(tmp_path: Path) -> None:
         ({"vocab_sise": 10}, r"option\(s\): vocab_sise \(did you mean vocab_size\?\)"),
         ({"ray-address": "ray://h:1"}, r"ray-address \(did you mean ray_address\?\)"),
         ({"zzz": 1}, r"unknown trainer option\(s\): zzz$"),
-        ({"normalization_rule_name": "nfkc"}, "set by brahmic_pua"),
+        ({"denormalization_rule_tsv": "rules.tsv"}, "set by brahmic_pua"),
+        ({"normalization_rule_name": "nfkd"}, "unknown normalization_rule_name 'nfkd'"),
         ({"policy": "words"}, "unknown policy"),
         ({"normalization": "nfkc"}, "unknown normalization"),
         ({"input": "/nonexistent.txt"}, "not found"),
@@ -296,7 +297,8 @@ def test_plain_spm_model_is_wrapped_unchanged(tmp_path: Path) -> None:
 
 def test_constructor_defaults_like_sentencepiece(models: dict[str, Path]) -> None:
     sp = spm.SentencePieceProcessor(model_file=str(models["unigram"]), add_bos=True, out_type=str)
-    assert sp.encode("కి")[0] == "<s>"
+    first: object = sp.encode("కి")[0]  # typed as an id: the static type assumes out_type=int
+    assert first == "<s>"
     assert sp.encode("కి", out_type=int)[0] == sp.bos_id()
 
 

@@ -25,24 +25,36 @@ Special tokens follow LlamaTokenizer: ``<s>`` before every sequence, no ``</s>``
 eos and pad are the model's own pieces at the model's ids; a model trained without a pad piece
 (spm's default ``pad_id=-1``) has no pad token, so set one before padding, as for Llama:
 ``tok.pad_token = tok.eos_token``, or train with ``pad_id=3``. As in every transformers
-tokenizer, a special or added token written in the text is encoded as that token;
-``split_special_tokens=True`` encodes such text as stock spm does.
+tokenizer, a special or added token written in the text is encoded as that token, and the
+text around it as transformers' ``legacy=False`` tokenizers encode it (the dummy ``▁`` at the
+text's start only: :mod:`brahmic_pua.integrations.hf_text`); ``split_special_tokens=True``
+encodes the tokens' text as text. A text that starts with a space gets that space as its first
+word's ``▁`` (as pretokenized words get theirs), not spm's extra ``▁``; every other text
+without added tokens gets exactly brahmic_pua's ids.
+
+``return_offsets_mapping=True`` gives each token its characters in the caller's string (the
+processor's offsets; special tokens and padding ``(0, 0)``), and the output's ``word_ids()``,
+``sequence_ids()``, ``tokens()``, ``char_to_token()``... work as a fast tokenizer's
+(:mod:`brahmic_pua.integrations.hf_encoding`).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 try:
-    from transformers import PreTrainedTokenizer
+    from transformers import BatchEncoding, PreTrainedTokenizer
+    from transformers.tokenization_utils_base import TruncationStrategy
+    from transformers.utils import PaddingStrategy
 except ModuleNotFoundError as error:
     if error.name != "transformers":
         raise
     raise ImportError("brahmic_pua.hf needs transformers: pip install 'brahmic-pua[hf]'") from None
 
+from brahmic_pua.integrations.hf_encoding import RowMaps, word_starts
+from brahmic_pua.integrations.hf_text import Encoded, Part, Span, Stretches, split
 from brahmic_pua.runtime.processor import SentencePieceProcessor
 
 MODEL_FILE = "brahmic_pua.model"
@@ -98,6 +110,7 @@ class BrahmicPuaTokenizer(PreTrainedTokenizer):  # type: ignore[misc]
         explicit flag overrides it."""
         self.vocab_file = str(vocab_file)
         self.sp = SentencePieceProcessor(model_file=self.vocab_file)
+        self._text = Stretches(self.sp)
         self._base_vocab = {self.sp.id_to_piece(i): i for i in range(len(self.sp))}
         given = {"unk_token": unk_token, "bos_token": bos_token, "eos_token": eos_token}
         given["pad_token"] = pad_token
@@ -117,8 +130,7 @@ class BrahmicPuaTokenizer(PreTrainedTokenizer):  # type: ignore[misc]
         eos = eos if add_eos_token is None else add_eos_token
         kwargs.setdefault("clean_up_tokenization_spaces", False)
         super().__init__(**tokens, special_tokens_pattern=PATTERNS[bos, eos], **kwargs)
-        # Saved with the config (save_pretrained writes every init kwarg's current value).
-        self.init_kwargs["special_tokens_pattern"] = self.special_tokens_pattern
+        self._record_flags()
         self._auto_map = {"AutoTokenizer": [f"{AUTO_MODULE}.{type(self).__name__}", None]}
 
     @classmethod
@@ -159,7 +171,7 @@ class BrahmicPuaTokenizer(PreTrainedTokenizer):  # type: ignore[misc]
     @add_bos_token.setter
     def add_bos_token(self, value: bool) -> None:
         self.special_tokens_pattern = PATTERNS[bool(value), self.add_eos_token]
-        self.init_kwargs["special_tokens_pattern"] = self.special_tokens_pattern
+        self._record_flags()
 
     @property
     def add_eos_token(self) -> bool:
@@ -168,7 +180,15 @@ class BrahmicPuaTokenizer(PreTrainedTokenizer):  # type: ignore[misc]
     @add_eos_token.setter
     def add_eos_token(self, value: bool) -> None:
         self.special_tokens_pattern = PATTERNS[self.add_bos_token, bool(value)]
+        self._record_flags()
+
+    def _record_flags(self) -> None:
+        """The flags as init arguments: ``special_tokens_pattern`` is what ``save_pretrained``
+        keeps (it drops ``add_bos_token``/``add_eos_token`` from the config it writes), the two
+        flags are the signature's (``init_kwargs`` holds every argument with a default)."""
         self.init_kwargs["special_tokens_pattern"] = self.special_tokens_pattern
+        self.init_kwargs["add_bos_token"] = self.add_bos_token
+        self.init_kwargs["add_eos_token"] = self.add_eos_token
 
     # -- the vocabulary -----------------------------------------------------------------------
 
@@ -181,17 +201,218 @@ class BrahmicPuaTokenizer(PreTrainedTokenizer):  # type: ignore[misc]
         added: dict[str, int] = self.added_tokens_encoder
         return self._base_vocab | added
 
-    def _tokenize(self, text: str, **kwargs: Any) -> list[str]:
-        """Pieces by id, so that pieces → ids is exact (shown pieces are distinct)."""
-        pieces: list[str] = self.sp.id_to_piece(self.sp.encode(text))
-        return pieces
-
     def _convert_token_to_id(self, token: str) -> int:
         found = self._base_vocab.get(token)
         return int(self.sp.piece_to_id(token)) if found is None else found
 
     def _convert_id_to_token(self, index: int) -> str:
         return str(self.sp.id_to_piece(index))
+
+    # -- encoding -----------------------------------------------------------------------------
+
+    def _parts(self, text: str, split_special_tokens: bool) -> list[Part]:
+        """The text cut at its added tokens, as transformers' ``tokenize`` cuts it."""
+        if split_special_tokens or not self._added_tokens_encoder:
+            return [Part([[0, len(text)]])] if text else []
+        return split(
+            text, self.tokens_trie.split(text), self._added_tokens_encoder,
+            self._added_tokens_decoder,
+        )  # fmt: skip
+
+    def _encode_text(self, text: str, split_special_tokens: bool, spans: bool) -> Encoded:
+        """Ids of a text, and their spans in it with ``spans``: each stretch between added
+        tokens encoded by the rule of :mod:`brahmic_pua.integrations.hf_text`."""
+        out = Encoded(spans=[] if spans else None)
+        word = -1
+        for part in self._parts(text, split_special_tokens):
+            if part.token is not None:
+                out.ids.append(part.token)
+                if out.spans is not None:
+                    out.spans += part.to_source([(0, len(part.text(text)))])
+                    word += 1
+                    out.words.append(word)
+            elif out.spans is None:
+                out.ids += self._text.encode(part.text(text), part.starts_text())
+            else:
+                ids, found = self._text.encode_with_spans(part.text(text), part.starts_text())
+                out.ids += ids
+                out.spans += part.to_source(found)
+                for starts in word_starts(self.sp.id_to_piece(ids)):
+                    word += starts
+                    out.words.append(word)
+        return out
+
+    def tokenize(self, text: str, **kwargs: Any) -> list[str]:
+        """Pieces (readable) and added tokens, by id: pieces → ids is exact."""
+        split_special_tokens = kwargs.pop("split_special_tokens", self.split_special_tokens)
+        text, kwargs = self.prepare_for_tokenization(text, **kwargs)
+        tokens: list[str] = self.convert_ids_to_tokens(
+            self._encode_text(text, split_special_tokens, spans=False).ids
+        )
+        return tokens
+
+    def _tokenize(self, text: str, **kwargs: Any) -> list[str]:
+        """A stretch without added tokens, as the start of a text."""
+        pieces: list[str] = self.sp.id_to_piece(self._text.encode(text, starts_text=True))
+        return pieces
+
+    def _encode_input(
+        self, text: str | list[str], words: bool, split_special_tokens: bool, spans: bool,
+        kwargs: dict[str, Any],
+    ) -> Encoded:  # fmt: skip
+        """A text, or pretokenized words each encoded as a text (spans within each word, as
+        a fast tokenizer gives them)."""
+        if isinstance(text, str):
+            prepared: str = self.prepare_for_tokenization(
+                text, is_split_into_words=words, **kwargs
+            )[0]
+            return self._encode_text(prepared, split_special_tokens, spans)
+        out = Encoded(spans=[] if spans else None)
+        for index, word in enumerate(text):
+            prepared = self.prepare_for_tokenization(word, is_split_into_words=words, **kwargs)[0]
+            encoded = self._encode_text(prepared, split_special_tokens, spans)
+            out.ids += encoded.ids
+            out.words += [index] * len(encoded.ids) if spans else []
+            if out.spans is not None and encoded.spans is not None:
+                out.spans += encoded.spans
+        return out
+
+    @staticmethod
+    def _own(text: Any, words: bool) -> bool:
+        """A text, or with ``is_split_into_words`` a list of words: what ``_encode_plus``
+        encodes itself (ids, offsets); anything else (a batch, ids, tokens) goes to
+        transformers, which comes back here for each text of a batch."""
+        if isinstance(text, str):
+            return True
+        return (
+            words
+            and isinstance(text, (list, tuple))
+            and bool(text)
+            and all(isinstance(word, str) for word in text)
+        )
+
+    def _encode_plus(
+        self,
+        text: Any,
+        text_pair: Any = None,
+        add_special_tokens: bool = True,
+        padding_strategy: PaddingStrategy = PaddingStrategy.DO_NOT_PAD,
+        truncation_strategy: TruncationStrategy = TruncationStrategy.DO_NOT_TRUNCATE,
+        max_length: int | None = None,
+        stride: int = 0,
+        is_split_into_words: bool = False,
+        pad_to_multiple_of: int | None = None,
+        padding_side: str | None = None,
+        return_tensors: Any = None,
+        return_token_type_ids: bool | None = None,
+        return_attention_mask: bool | None = None,
+        return_overflowing_tokens: bool = False,
+        return_special_tokens_mask: bool = False,
+        return_length: bool = False,
+        verbose: bool = True,
+        **kwargs: Any,
+    ) -> Any:
+        """One text (or pair) encoded here, straight to ids, with ``return_offsets_mapping``:
+        transformers' Python tokenizers ignore that flag; here each token gets its characters
+        in the caller's string (an added special token, padding: ``(0, 0)``)."""
+        options: dict[str, Any] = {
+            "add_special_tokens": add_special_tokens, "max_length": max_length,
+            "stride": stride, "pad_to_multiple_of": pad_to_multiple_of,
+            "padding_side": padding_side, "return_token_type_ids": return_token_type_ids,
+            "return_attention_mask": return_attention_mask,
+            "return_overflowing_tokens": return_overflowing_tokens,
+            "return_special_tokens_mask": return_special_tokens_mask,
+            "return_length": return_length, "verbose": verbose,
+        }  # fmt: skip
+        own = self._own(text, is_split_into_words) and (
+            text_pair is None or self._own(text_pair, is_split_into_words)
+        )
+        if not own or kwargs.get("sanitize_control_tokens"):
+            rows: list[RowMaps] = kwargs.setdefault("_row_maps", [])
+            out = super()._encode_plus(
+                text, text_pair, padding_strategy=padding_strategy,
+                truncation_strategy=truncation_strategy, is_split_into_words=is_split_into_words,
+                return_tensors=return_tensors, **options, **kwargs,
+            )  # fmt: skip
+            if rows and len(rows) == len(out["input_ids"]):  # a batch, each row ours
+                left = (padding_side or self.padding_side) == "left"
+                out._encodings = [
+                    row.padded(len(ids), left, self.pad_token_id, self.pad_token)
+                    for row, ids in zip(rows, out["input_ids"], strict=True)
+                ]
+                out._n_sequences = rows[0].n_sequences
+            return out
+        rows = kwargs.pop("_row_maps", None)
+        split_special_tokens = kwargs.pop("split_special_tokens", self.split_special_tokens)
+        spans = bool(kwargs.pop("return_offsets_mapping", False))
+        words = is_split_into_words
+        first = self._encode_input(text, words, split_special_tokens, spans, kwargs)
+        second = None
+        if text_pair is not None:
+            second = self._encode_input(text_pair, words, split_special_tokens, spans, kwargs)
+        options |= {"padding": padding_strategy.value, "truncation": truncation_strategy.value}
+        if not spans:
+            return self.prepare_for_model(
+                first.ids, pair_ids=None if second is None else second.ids,
+                return_tensors=return_tensors, prepend_batch_axis=True, **options,
+            )  # fmt: skip
+        out = self._with_spans(first, second, return_tensors, options)
+        if rows is not None:  # a row of a batch: transformers pads it, then _encode_plus maps it
+            rows.append(out.encodings[0])
+        return out
+
+    def _with_spans(
+        self, first: Encoded, second: Encoded | None, return_tensors: Any, options: dict[str, Any]
+    ) -> Any:
+        """``prepare_for_model`` on stand-ins, ``-1 - k`` for the k-th token: it truncates,
+        adds special tokens and pads as it does for ids, and each stand-in left in its
+        output (or its overflow) says which token, and so which span, stands there; its own
+        tokens (ids ≥ 0) are special or padding, ``(0, 0)``."""
+        ids = first.ids + ([] if second is None else second.ids)
+        spans: list[Span] = (first.spans or []) + ([] if second is None else second.spans or [])
+        stand_ins = [-1 - k for k in range(len(ids))]
+        cut = len(first.ids)
+        out = self.prepare_for_model(
+            stand_ins[:cut], pair_ids=None if second is None else stand_ins[cut:], **options
+        )
+        data = dict(out)
+        data["offset_mapping"] = [spans[-1 - k] if k < 0 else (0, 0) for k in data["input_ids"]]
+        words = first.words + ([] if second is None else second.words)
+        maps = RowMaps(
+            ids=[ids[-1 - k] if k < 0 else k for k in data["input_ids"]],
+            tokens=[],
+            offsets=data["offset_mapping"],
+            word_ids=[words[-1 - k] if k < 0 else None for k in data["input_ids"]],
+            sequence_ids=[None if k >= 0 else int(-1 - k >= cut) for k in data["input_ids"]],
+        )
+        maps.tokens.extend(self.convert_ids_to_tokens(maps.ids))
+        for key in ("input_ids", "overflowing_tokens"):
+            if key in data:
+                data[key] = [ids[-1 - k] if k < 0 else k for k in data[key]]
+        return BatchEncoding(
+            data, encoding=[maps], tensor_type=return_tensors, prepend_batch_axis=True
+        )
+
+    def _pad(
+        self,
+        encoded_inputs: Any,
+        max_length: int | None = None,
+        padding_strategy: PaddingStrategy = PaddingStrategy.DO_NOT_PAD,
+        pad_to_multiple_of: int | None = None,
+        padding_side: str | None = None,
+        return_attention_mask: bool | None = None,
+    ) -> Any:
+        """transformers pads the other keys of a row; offsets get ``(0, 0)`` per pad token."""
+        spans = encoded_inputs.get("offset_mapping")
+        out = super()._pad(
+            encoded_inputs, max_length, padding_strategy, pad_to_multiple_of, padding_side,
+            return_attention_mask,
+        )  # fmt: skip
+        if spans is not None:
+            missing = [(0, 0)] * (len(out[self.model_input_names[0]]) - len(spans))
+            left = (padding_side or self.padding_side) == "left"
+            out["offset_mapping"] = missing + list(spans) if left else list(spans) + missing
+        return out
 
     # -- decoding -----------------------------------------------------------------------------
 
@@ -202,20 +423,6 @@ class BrahmicPuaTokenizer(PreTrainedTokenizer):  # type: ignore[misc]
         token = self._added_tokens_decoder[id]
         return str(token.content) if token.special or id >= self.vocab_size else None
 
-    def _join(self, items: list[Any], literal: Callable[[Any], str | None]) -> str:
-        """Runs of ids or pieces decoded by the processor, with literal tokens between them:
-        no space is added around a special token, and nothing is cleaned up."""
-        parts: list[str] = []
-        run: list[Any] = []
-        for item in items:
-            text = literal(item)
-            if text is None:
-                run.append(item)
-            else:
-                parts += [self.sp.decode(run), text]
-                run = []
-        return "".join([*parts, self.sp.decode(run)])
-
     def _decode(
         self,
         token_ids: int | list[int],
@@ -225,27 +432,22 @@ class BrahmicPuaTokenizer(PreTrainedTokenizer):  # type: ignore[misc]
     ) -> str:
         """The processor's text; ``clean_up_tokenization_spaces`` is ignored (it edits text).
 
-        Skipped special tokens in a row of the model's ids are dropped before decoding, as
-        stock spm drops control ids: the text is stock's, and the ``▁`` of a word after
-        ``</s><s>`` (or between a pair) is still its space, where a run decoded on its own
-        would drop it as a text's first. A row with added tokens beyond the model, which
-        stock cannot decode, is text transformers encoded stretch by stretch (each with its
-        own leading ``▁``): a skipped special token there still ends a stretch, and only its
-        text is left out."""
+        Literal tokens (special, or added beyond the model) are their text; the runs of ids
+        between them decode by the rule of :mod:`brahmic_pua.integrations.hf_text`, which
+        gives back a text encoded with added tokens in it. Skipped special tokens are dropped
+        first, as stock spm drops control ids: ``<s>`` + the ids of a text decode to the
+        text, and the ``▁`` of a word after ``</s><s>`` (or between a pair) is its space."""
         ids = [token_ids] if isinstance(token_ids, int) else [int(id) for id in token_ids]
-        if not skip_special_tokens:
-            return self._join(ids, self._literal)
-        skipped = set(self.all_special_ids)
-        kept = [id for id in ids if id not in skipped]
-        if not any(self._literal(id) is not None for id in kept):
-            return str(self.sp.decode(kept))
-        return self._join(ids, lambda id: "" if id in skipped else self._literal(id))
+        if skip_special_tokens:
+            skipped = set(self.all_special_ids)
+            ids = [id for id in ids if id not in skipped]
+        return self._text.join(ids, self._literal)
 
     def convert_tokens_to_string(self, tokens: list[str]) -> str:
         """Readable pieces back to text, as ``decode`` gives it for their ids; a piece not in
         the vocabulary gives its own text, as in the processor."""
         encoder = self._added_tokens_encoder
-        return self._join(tokens, lambda token: self._literal(encoder.get(token)))
+        return self._text.join(tokens, lambda token: self._literal(encoder.get(token)))
 
     # -- saving -------------------------------------------------------------------------------
 

@@ -80,8 +80,9 @@ or a character that is not taken.
 - Pieces not in the vocabulary: ``SentencePieceProcessor.decode`` reads them as shown text,
   clusters back to codes (``pieces.model_text``), before 1; stock on the ``.model`` shows an
   unknown piece as given.
-- Out types: stock also decodes to a proto; a brahmic_pua processor refuses (offsets would
-  count PUA codes).
+- Out types: stock also decodes to a proto and an offset mapping, whose surfaces and offsets
+  on a brahmic_pua model are the Private Use codes; the processor gets them from 1 and moves
+  them into the decoded text (``brahmic_pua.runtime.offsets``).
 
 ``tests/test_decode_paths.py`` checks every path against one reference rebuilt from the
 model's pieces and the manifest's table, on the same hostile inputs.

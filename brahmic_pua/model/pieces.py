@@ -107,12 +107,15 @@ def starts_with_mark(text: str) -> bool:
     return bool(body) and bool(_MARK.match(body[0]))
 
 
-def vocab_text(model: Any, codec: PUACodec | None) -> bytes:
+def vocab_text(model: Any, codec: PUACodec | None, scores: bool = True) -> bytes:
     """The ``.vocab`` file of a ModelProto, the one rendering the trainer, ``filter`` and
-    ``repair`` write: ``piece<TAB>score`` lines as spm writes them, a brahmic_pua model's
-    pieces shown as text (:func:`display_vocabulary`), a plain model's as stored."""
+    ``repair`` write: ``piece<TAB>score`` lines as spm writes them (the piece alone without
+    ``scores``: spm's vocabulary_output_piece_score=false), a brahmic_pua model's pieces shown
+    as text (:func:`display_vocabulary`), a plain model's as stored."""
     pieces = [piece.piece for piece in model.pieces]
     shown = display_vocabulary(pieces, codec) if codec is not None else pieces
+    if not scores:
+        return "".join(f"{s}\n" for s in shown).encode("utf-8")
     lines = (f"{s}\t{p.score:g}\n" for s, p in zip(shown, model.pieces, strict=True))
     return "".join(lines).encode("utf-8")
 

@@ -9,13 +9,19 @@ escape + itself, so the rules invert exactly whatever longest match does with un
 Under ``normalization="nfc"`` the normalizer also carries N: every canonically equivalent
 spelling of a rule's source, and of every character NFC changes, is rewritten to what the rules
 make of its NFC form, so stock spm gives brahmic_pua's ids on text that is not NFC.
+
+A user's rules (the trainer's ``normalizer=``, sentencepiece's named rule sets) can be given
+(``user``): they join the codec's rules, their targets written as the rules write text (clusters
+as codes), replacing a rule of the same source, and get the same spellings, so stock on raw text
+and brahmic_pua on N(text) still agree.
 """
 
 from __future__ import annotations
 
 import heapq
+import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from functools import cache
 from itertools import combinations_with_replacement
@@ -49,31 +55,57 @@ def rule_pairs(codec: PUACodec) -> list[tuple[str, str]]:
     return pairs
 
 
-def normalizer_rules(codec: PUACodec, n: Normalizer) -> list[tuple[str, str]]:
-    """The codec's rules, plus (for every mode with NFC) a rule for every other spelling of
-    their sources, of every character NFC changes, of every folding pattern (with the marks
-    that attach to its end) and, under nepali-lm, of every cluster with a ZWJ inside; each
-    rewritten to what the rules make of its N. Spellings that would break spm's prefix limit
-    are left out."""
-    base = rule_pairs(codec)
+def with_user_rules(
+    codec: PUACodec, n: Normalizer, user: Sequence[tuple[str, str]] = ()
+) -> list[tuple[str, str]]:
+    """The codec's rules (:func:`rule_pairs`) with a user's rules in them: each target is what
+    the codec's rules make of its N (the text spm trains on), and replaces the codec's rule of
+    the same source."""
+    pairs = rule_pairs(codec)
+    if not user:
+        return pairs
+    codes = LongestMatch(dict(_kept_by_n(pairs, n) if n.composes else pairs))
+    users = {source: codes(n(target)) for source, target in user if source}
+    return [(s, t) for s, t in pairs if s not in users] + list(users.items())
+
+
+def normalizer_rules(
+    codec: PUACodec, n: Normalizer, user: Sequence[tuple[str, str]] = ()
+) -> list[tuple[str, str]]:
+    """The codec's rules (and ``user``'s, :func:`with_user_rules`), plus (for every mode with NFC)
+    a rule for every other spelling of their sources, of every character NFC changes, of every
+    folding pattern (with the marks that attach to its end) and, under nepali-lm, of every
+    cluster with a ZWJ inside; each rewritten to what the rules make of its N. Spellings that
+    would break spm's prefix limit are left out."""
+    base = with_user_rules(codec, n, user)
     if not n.composes:
         return base
     rules = dict(_kept_by_n(base, n))
     fold = LongestMatch(rules)
     characters, letters, letters_followed = _unicode_texts()
-    wanted = [*rules, *characters]
-    wanted += [_nfc(source) for source, _ in base if n(source) != source]
+    # A user's rules (maybe a whole NFKC table) are spelled only where they can be spelled
+    # otherwise; the codec's own are followed by marks and joiners as below.
+    users = {source for source, _ in user}
+    ours = [source for source in rules if source not in users]
+    wanted = [*ours, *(source for source in rules if source in users and _respelled(source))]
+    wanted += characters
+    wanted += [_nfc(source) for source, _ in base if source not in users and n(source) != source]
     # The table's clusters and runs of marks first, each budget its own: precomposed Brahmic
     # letters of every script (ऴ, Tibetan's stacked vowels) take following marks as clusters
     # do, and must not crowd out the scripts the model was trained on.
-    followed = _followed_by_marks(list(rules)) + _mark_runs(list(rules))
+    followed = _followed_by_marks(ours) + _mark_runs(ours)
     wanted += followed
     wanted += letters_followed
     folded = _folding_sources(n, codec)
     wanted += folded
     if n.strips_zwj:
-        wanted += [ZWJ, *(text for source in [*rules, *folded] for text in _with_zwj(source))]
+        wanted += [ZWJ, *(text for source in [*ours, *folded] for text in _with_zwj(source))]
     extra: dict[str, str] = {}
+    # A user's rule for a text N changes: stock meets the text, brahmic_pua only its N, so the
+    # rule gives what the rules make of N(text), as a spelling does.
+    for source in users:
+        if source not in rules:
+            extra[source] = fold(n(source))
     for text in wanted:
         # N begins with NFC, so every spelling of a text has the N (and the rule) of the text.
         normal = target = None
@@ -109,6 +141,25 @@ def _unicode_texts() -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]
     characters = tuple(sorted({_nfc(ch) for ch in decomposing_characters()}))
     letters = tuple(text for text in characters if cluster_script(text))
     return characters, letters, tuple(_followed_by_marks(list(letters)))
+
+
+def _respelled(text: str) -> bool:
+    """Whether ``text`` may have another canonically equivalent spelling: a test that is
+    cheaper than :func:`spellings` and never says no where it has one (a character that
+    decomposes, a mark, a character that composes with the one before it, or one that a
+    singleton decomposes to, as Ω is U+2126's)."""
+    if not (unicodedata.is_normalized("NFD", text) and _is_nfc(text)):
+        return True
+    return _respelling().search(text) is not None
+
+
+@cache
+def _respelling() -> re.Pattern[str]:
+    """Any character with a combining class, one that composes with the character before it,
+    or one of the NFC forms of the characters NFC changes."""
+    found = {chr(c) for c in range(0x110000) if unicodedata.combining(chr(c))}
+    found |= _ending_characters() | set("".join(_unicode_texts()[0]))
+    return re.compile("[" + "".join(map(re.escape, sorted(found))) + "]")
 
 
 def _kept_by_n(pairs: list[tuple[str, str]], n: Normalizer) -> list[tuple[str, str]]:
@@ -267,28 +318,41 @@ def _shared_prefixes(source: str, sources: AbstractSet[str]) -> int:
     return sum(source[:k] in sources for k in range(1, len(source) + 1))
 
 
-def rule_files(codec: PUACodec, n: Normalizer) -> tuple[str, str]:
-    """The normalizer and denormalizer rule files (``U+XXXX U+YYYY<TAB>U+ZZZZ`` lines).
+def rule_files(
+    codec: PUACodec, n: Normalizer, user: Sequence[tuple[str, str]] = ()
+) -> tuple[str, str]:
+    """The normalizer and denormalizer rule files (``U+XXXX U+YYYY<TAB>U+ZZZZ`` lines), with
+    ``user`` (a user's rules) in the normalizer's.
 
     Tens of thousands of rules: every string is spelled by one ``str.translate`` over all.
     """
-    forward = _spell(normalizer_rules(codec, n))
+    forward = _spell(normalizer_rules(codec, n, user))
     backward = _spell([(target, source) for source, target in rule_pairs(codec)])
     return forward, backward
 
 
-def training_rule_files(codec: PUACodec, n: Normalizer) -> tuple[str, str]:
+def training_rule_files(
+    codec: PUACodec, n: Normalizer, user: Sequence[tuple[str, str]] = ()
+) -> tuple[str, str]:
     """Rule files for text that is already N's output, as the trainer's lines are: the codec's
-    own rules alone. The other spellings' rules (:func:`rule_files`) never match such text,
-    since each of their sources is a spelling N changes, so spm's training text comes out the
-    same; they cost most of the rules' time, so the trainer builds them while spm trains."""
+    own rules alone (with ``user``'s). The other spellings' rules (:func:`rule_files`) never
+    match such text, since each of their sources is a spelling N changes, so spm's training text
+    comes out the same; they cost most of the rules' time, so the trainer builds them while spm
+    trains."""
     pairs = rule_pairs(codec)
-    forward = _spell(_kept_by_n(pairs, n) if n.composes else pairs)
+    users = with_user_rules(codec, n, user)
+    forward = _spell(_kept_by_n(users, n) if n.composes else users)
     return forward, _spell([(target, source) for source, target in pairs])
 
 
 def _spell(pairs: list[tuple[str, str]]) -> str:
+    if any("\n" in source or "\n" in target for source, target in pairs):  # a user's rule
+        return "".join(f"{_spelled(source)}\t{_spelled(target)}\n" for source, target in pairs)
     joined = "\n".join(text for pair in pairs for text in pair)
     names = {ord(ch): f"U+{ord(ch):04X} " for ch in set(joined) - {"\n"}}
     spelled = joined.translate(names).replace(" \n", "\n").removesuffix(" ").split("\n")
     return "".join(f"{a}\t{b}\n" for a, b in zip(spelled[0::2], spelled[1::2], strict=True))
+
+
+def _spelled(text: str) -> str:
+    return " ".join(f"U+{ord(ch):04X}" for ch in text)

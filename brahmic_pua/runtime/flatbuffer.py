@@ -57,7 +57,24 @@ def convert_to_flatbuffer(
     allow_unsupported_model_type: bool = False,
 ) -> Any:
     """Stock's ``ConvertToFlatbuffer`` (same arguments, same result) for a plain model; a
-    brahmic_pua model raises ValueError naming why, before anything is written."""
+    brahmic_pua model raises ValueError naming why, before anything is written.
+
+    >>> import tempfile
+    >>> from importlib.resources import files
+    >>> import sentencepiece
+    >>> from brahmic_pua import SentencePieceTrainer, convert_to_flatbuffer
+    >>> sample = str(files("brahmic_pua.data") / "te.sample.txt")
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> sentencepiece.SentencePieceTrainer.train(
+    ...     input=sample, model_prefix=f"{folder.name}/plain", vocab_size=1000, minloglevel=2)
+    >>> len(convert_to_flatbuffer(model_file=f"{folder.name}/plain.model")) > 0
+    True
+    >>> SentencePieceTrainer.train(input=sample, model_prefix=f"{folder.name}/te", vocab_size=1000)
+    >>> convert_to_flatbuffer(model_file=f"{folder.name}/te.model")
+    Traceback (most recent call last):
+    ValueError: .../te.model is a brahmic_pua model: a flatbuffer keeps its Private Use rules ...
+    >>> folder.cleanup()
+    """
     data = _serialized(model_file, model_proto, serialized_model_proto)
     if data is not None:
         source = str(model_file) if model_file is not None else "model_proto"

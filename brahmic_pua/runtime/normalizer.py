@@ -24,6 +24,7 @@ import sentencepiece as stock
 
 from brahmic_pua.model.manifest import Manifest, ModelFileError, extract
 from brahmic_pua.model.proto import parse_model
+from brahmic_pua.runtime.offsets import Source, text_of
 
 _SPACE = "\u2581"
 
@@ -94,30 +95,35 @@ class SentencePieceNormalizer:
     def normalize(self, input: Any, with_offsets: bool | None = None) -> Any:
         """The normalized text of a str, bytes (read as UTF-8, given back as UTF-8) or a list.
 
-        On a brahmic model: N, the model's rules, then the codes as their clusters. Offsets
-        would count Private Use codes, not characters of the text: a ValueError, as in
-        :meth:`SentencePieceProcessor.normalize`."""
+        On a brahmic model: N, the model's rules, then the codes as their clusters. With
+        ``with_offsets``, (text, offsets) as stock gives them: one offset per character (per
+        byte for bytes) into the text given, then its length; every character of a cluster
+        points where the cluster begins (brahmic_pua.runtime.offsets)."""
         if self.manifest is None:
             return self._normalizer.Normalize(input, with_offsets)
-        if with_offsets:
-            raise ValueError("with_offsets needs a plain spm model: here offsets count PUA codes")
         if isinstance(input, list):
-            return [self._normalize_one(text) for text in input]
+            return [self.normalize(text, with_offsets) for text in input]
+        if with_offsets:
+            source = Source.of(input, self.manifest, self._normalizer.Normalize)
+            return source.normalized(
+                lambda text: self._normalizer.Normalize(text, True), self._show
+            )
         return self._normalize_one(input)
+
+    def _show(self, normalized: str) -> str:
+        """Stock's normalized text (or a unit of it) with its codes as their clusters."""
+        assert self.manifest is not None
+        shown = self.manifest.codec.decode(normalized)
+        if self._escapes:  # every space stock saw is ▁ now; one left came from inside a
+            shown = shown.replace(" ", _SPACE)  # cluster (the grapheme policy's)
+        return shown
 
     def _normalize_one(self, text: Any) -> str | bytes:
         assert self.manifest is not None
-        as_bytes = isinstance(text, bytes)
-        if as_bytes:
-            text = text.decode("utf-8", errors="replace")
-        if not isinstance(text, str):
-            raise TypeError("Input must be str or bytes")
-        normalized = self.manifest.codec.decode(
-            self._normalizer.Normalize(self.manifest.stock_input(text))
+        normalized = self._show(
+            self._normalizer.Normalize(self.manifest.stock_input(text_of(text)))
         )
-        if self._escapes:  # every space stock saw is ▁ now; one left came from inside a
-            normalized = normalized.replace(" ", _SPACE)  # cluster (the grapheme policy's)
-        return normalized.encode("utf-8") if as_bytes else normalized
+        return normalized.encode("utf-8") if isinstance(text, bytes) else normalized
 
     Normalize = normalize
 

@@ -15,10 +15,10 @@ reads better (one IndexError line naming the id, the type stock raises).
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, Unpack, overload
 
 import sentencepiece as stock
 
@@ -26,14 +26,52 @@ from brahmic_pua.codec import PUACodec
 from brahmic_pua.model.decoding import PlainDecoder
 from brahmic_pua.model.manifest import Manifest, ModelFileError, read
 from brahmic_pua.model.pieces import display, display_vocabulary, model_text
-from brahmic_pua.model.proto import model_type
+from brahmic_pua.model.proto import model_type, parse_model
 from brahmic_pua.model.script_ids import script_ids as _script_ids
 from brahmic_pua.normalize import check_mode
 from brahmic_pua.runtime.entropy import segmentation_entropy
+from brahmic_pua.runtime.offsets import (
+    Denormalizer,
+    NBestSentencePieceText,
+    OffsetMapping,
+    SentencePieceText,
+    Source,
+    TextOffsetMapping,
+    offset_mapping,
+    parse,
+    text_of,
+    texts_of,
+)
+from brahmic_pua.runtime.signatures import (
+    AnyToDecode,
+    BatchToDecode,
+    BytesToDecode,
+    DecodeKind,
+    EncodeOptions,
+    IdArray,
+    IdBatchToDecode,
+    Ids,
+    IdsToDecode,
+    NBestOptions,
+    Numpy,
+    Offsets,
+    OneToDecode,
+    OutKind,
+    ParallelOptions,
+    PiecesToDecode,
+    Proto,
+    SampleOptions,
+    Serialized,
+    Text,
+    TextOrIdBatchToDecode,
+    TextOrIdsToDecode,
+    Texts,
+    Threads,
+)
 from brahmic_pua.runtime.stream import StreamDecoder
 from brahmic_pua.segment.pieces import check_no_surrogates
 
-OutType = type | str | None
+OutType = OutKind | None
 
 #: The constructor's keywords, as in sentencepiece 0.2.3.
 OPTIONS = (
@@ -41,8 +79,9 @@ OPTIONS = (
     "enable_sampling", "nbest_size", "alpha", "num_threads", "return_type", "normalization",
 )  # fmt: skip
 
-#: What a brahmic model can return: proto and offset outputs would carry Private Use codes.
-_BRAHMIC_OUT = (int, str, bytes, "numpy")
+#: Out types that say where each piece lies: on a brahmic model brahmic_pua.runtime.offsets
+#: makes them from stock's serialized protos, with pieces shown as text.
+_ALIGNED = ("proto", "serialized_proto", "offset_mapping")
 
 
 def _is_sequence(value: Any) -> bool:
@@ -61,6 +100,21 @@ def _holds_pieces(value: Any) -> bool:
             return isinstance(item, (str, bytes))
         if len(item):
             return isinstance(item[0], (str, bytes))
+    return False
+
+
+def _bytes_pieces(value: Any) -> bool:
+    """Whether pieces to decode are bytes, as stock tells (the first of the first non-empty
+    row): its decode offset mapping then counts in bytes."""
+    if isinstance(value, (str, bytes)):
+        return isinstance(value, bytes) and len(value) > 0
+    if not _is_sequence(value) or hasattr(value, "dtype"):
+        return False
+    for item in value:
+        if not _is_sequence(item):
+            return isinstance(item, bytes)
+        if len(item):
+            return isinstance(item[0], bytes)
     return False
 
 
@@ -129,6 +183,20 @@ class _Shown:
             get = self.from_model.get  # an unknown piece's surface is not in the vocabulary
             shown = [get(piece) or display(piece, self.codec) for piece in value]
         return [piece.encode("utf-8") for piece in shown] if as_bytes else shown
+
+    def proto_piece(self, id: int, piece: str, by_id: bool) -> str:
+        """A proto's piece as ``show`` shows it: by id where ``by_id``, else by the piece (a
+        decode proto holds pieces as given, which need not be the id's)."""
+        if by_id:
+            return self.pieces[id]
+        return self.from_model.get(piece) or display(piece, self.codec)
+
+    def mapping_pieces(self, mapping: dict[str, Any], as_bytes: bool) -> list[Any]:
+        """The pieces of one of stock's offset mappings, as ``show`` shows them."""
+        if self.by_id:
+            return self.show(mapping["ids"], as_bytes)
+        pieces = [p.decode() if isinstance(p, bytes) else p for p in mapping["pieces"]]
+        return self.show(pieces, as_bytes)
 
     def model_piece(self, shown: str) -> str:
         return self.to_model.get(shown) or model_text(shown, self.codec)
@@ -216,6 +284,7 @@ class SentencePieceProcessor:
         self._sp: Any = None
         self._shown: _Shown | None = None
         self._plain: PlainDecoder | None = None
+        self._denormalizer: Denormalizer | None = None
         self.manifest: Manifest | None = None
         if model_file or model_proto:
             self.load(model_file=model_file, model_proto=model_proto)
@@ -284,6 +353,7 @@ class SentencePieceProcessor:
         if manifest is not None:
             shown = _Shown(model, manifest.codec, message.trainer_spec.byte_fallback)
         self._sp, self._shown, self.manifest, self._plain = processor, shown, manifest, None
+        self._denormalizer = None
         return True
 
     Load = load
@@ -291,7 +361,7 @@ class SentencePieceProcessor:
     LoadFromSerializedProto = load_from_serialized_proto
 
     #: What a load builds from the model; a pickle carries the serialized model instead.
-    _LOADED = ("_sp", "_shown", "_plain", "manifest")
+    _LOADED = ("_sp", "_shown", "_plain", "_denormalizer", "manifest")
 
     def __getstate__(self) -> dict[str, Any]:
         """As stock pickles: the instance's attributes (a subclass's own included) and the
@@ -343,33 +413,63 @@ class SentencePieceProcessor:
 
     def _prepare(self, input: Any) -> Any:
         """N of a text or of each text in a list; bytes are read as UTF-8, as stock does
-        (an invalid byte becomes U+FFFD)."""
+        (each byte outside a valid character becomes one U+FFFD)."""
         if isinstance(input, list):
             return [self._prepare_one(text) for text in input]
         return self._prepare_one(input)
 
     def _prepare_one(self, text: Any) -> str:
-        if isinstance(text, bytes):
-            text = text.decode("utf-8", errors="replace")
-        if not isinstance(text, str):
-            raise TypeError("Input must be str or bytes")
         assert self.manifest is not None
-        return self.manifest.stock_input(text)
+        return self.manifest.stock_input(text_of(text))
 
+    def _source(self, given: Any) -> Source:
+        """A text and what stock encodes for it, for outputs that point into the text."""
+        assert self.manifest is not None
+        return Source.of(given, self.manifest, self._stock().normalize)
+
+    @overload
+    def normalize(self, input: str, with_offsets: Literal[False] | None = None) -> str: ...
+    @overload
+    def normalize(self, input: bytes, with_offsets: Literal[False] | None = None) -> bytes: ...
+    @overload
+    def normalize(
+        self, input: list[str], with_offsets: Literal[False] | None = None
+    ) -> list[str]: ...  # fmt: skip
+    @overload
+    def normalize(
+        self, input: list[bytes], with_offsets: Literal[False] | None = None
+    ) -> list[bytes]: ...  # fmt: skip
+    @overload
+    def normalize(self, input: str, with_offsets: Literal[True]) -> tuple[str, list[int]]: ...
+    @overload
+    def normalize(self, input: bytes, with_offsets: Literal[True]) -> tuple[bytes, list[int]]: ...
+    @overload
+    def normalize(
+        self, input: list[str], with_offsets: Literal[True]
+    ) -> list[tuple[str, list[int]]]: ...  # fmt: skip
+    @overload
+    def normalize(
+        self, input: list[bytes], with_offsets: Literal[True]
+    ) -> list[tuple[bytes, list[int]]]: ...  # fmt: skip
+    @overload
+    def normalize(self, input: Text | Texts, with_offsets: bool | None = None) -> Any: ...
     def normalize(self, input: Any, with_offsets: bool | None = None) -> Any:
         """As stock: the text spm segments, spaces as ▁. On a brahmic model, after N and shown
         as text (no Private Use codes), so the pieces of ``encode(text, out_type=str)`` join to
-        it as in stock, byte pieces aside."""
+        it as in stock, byte pieces aside. ``with_offsets``: (text, offsets) as stock gives
+        them, one offset per character (per byte for bytes) into the text given, then its
+        length; every character a cluster shows as points where the cluster begins."""
         processor = self._stock()
         if self._shown is None:
             return processor.normalize(input, with_offsets)
-        if with_offsets:
-            raise ValueError("with_offsets needs a plain spm model: here offsets count PUA codes")
-        codec = self._shown.codec
-        normalized = processor.normalize(self._prepare(input))
         if isinstance(input, list):
-            return [display(text, codec) for text in normalized]
-        shown = display(normalized, codec)
+            return [self.normalize(text, with_offsets) for text in input]
+        codec = self._shown.codec
+        if with_offsets:
+            return self._source(input).normalized(
+                lambda text: processor.normalize(text, True), lambda unit: display(unit, codec)
+            )
+        shown = display(processor.normalize(self._prepare_one(input)), codec)
         return shown.encode("utf-8") if isinstance(input, bytes) else shown
 
     Normalize = normalize
@@ -378,17 +478,18 @@ class SentencePieceProcessor:
 
     def _encode(
         self, method: Callable[..., Any], input: Any, return_type: OutType, out_type: OutType,
-        **options: Any,
+        nbest: bool = False, offsets: bool = False, **options: Any,
     ) -> Any:  # fmt: skip
-        """Run a stock encode method: on a brahmic model, on N(input), pieces shown as text."""
+        """Run a stock encode method: on a brahmic model, on N(input), pieces shown as text;
+        protos and (where ``offsets``: stock's ``encode`` has them, n-best and parallel do not)
+        offset mappings point into the caller's text (brahmic_pua.runtime.offsets)."""
         if self._shown is None:
             return method(input, return_type=return_type, out_type=out_type, **options)
         out = _resolve(return_type, out_type, self._out)
-        if out not in _BRAHMIC_OUT:
-            raise ValueError(
-                f"return_type {out!r} is not available on a brahmic_pua model, whose pieces "
-                "and offsets are Private Use codes: use int, str, bytes or 'numpy'"
-            )
+        if out in _ALIGNED and (out != "offset_mapping" or offsets):
+            return self._encode_aligned(method, input, out, nbest, options)
+        if out not in (int, str, bytes, "numpy"):  # stock's own error for what it does not give
+            return method(self._prepare(input), return_type=out, **options)
         text = self._prepare(input)
         ask = out if out in (int, "numpy") else int if self._shown.by_id else str
         try:
@@ -400,6 +501,160 @@ class SentencePieceProcessor:
             raise surrogate from None
         return result if out in (int, "numpy") else self._shown.show(result, out is bytes)
 
+    def _encode_aligned(
+        self, method: Callable[..., Any], input: Any, out: OutType, nbest: bool,
+        options: dict[str, Any],
+    ) -> Any:  # fmt: skip
+        """Protos and offset mappings: stock on each text as given where that gives the ids of
+        N(text), else on N(text) and moved back (brahmic_pua.runtime.offsets.Source); pieces
+        as text, as ``encode(out_type=str)`` shows them."""
+        assert self._shown is not None
+        shown = self._shown
+        batch = isinstance(input, list)
+        items = input if batch else [input]
+        sources: list[Source] = []
+        for n, item in enumerate(items):
+            try:
+                sources.append(self._source(item))
+            except ValueError as error:  # a lone surrogate
+                raise ValueError(f"text {n} of the list: {error}") if batch else error from None
+        return_bytes = options.pop("return_bytes", None) if out == "offset_mapping" else None
+        if return_bytes is None:
+            return_bytes = bool(items) and isinstance(items[0], bytes)
+        sent = [source.sent for source in sources]
+        if out == "offset_mapping" and all(source.direct for source in sources):
+            # Stock's own mapping of the caller's text, three times faster than from protos.
+            mappings = method(
+                sent if batch else sent[0], return_type=out, return_bytes=return_bytes, **options
+            )
+            for mapping in mappings if batch else [mappings]:
+                mapping["pieces"] = shown.mapping_pieces(mapping, return_bytes)
+            return mappings
+        serialized = method(sent if batch else sent[0], return_type="serialized_proto", **options)
+        results = []
+        for source, data in zip(sources, serialized if batch else [serialized], strict=True):
+            message = parse(data, nbest)
+            for spt in texts_of(message):
+                if not source.direct:
+                    source.rebase(spt)
+                for piece in spt.pieces:
+                    piece.piece = shown.proto_piece(piece.id, piece.piece, shown.by_id)
+            if out == "proto":
+                results.append(message)
+            elif out == "serialized_proto":
+                results.append(message.SerializeToString())
+            else:
+                results.append(offset_mapping(message, bool(return_bytes), with_text=False))
+        return results if batch else results[0]
+
+    @overload
+    def encode(
+        self, input: Text, *, out_type: Ids = None, return_type: Ids = None,
+        **options: Unpack[EncodeOptions]
+    ) -> list[int]: ...  # fmt: skip
+    @overload
+    def encode(
+        self, input: Text, *, out_type: type[str] | None = None,
+        return_type: type[str] | None = None, **options: Unpack[EncodeOptions]
+    ) -> list[str]: ...  # fmt: skip
+    @overload
+    def encode(
+        self, input: Text, *, out_type: type[bytes] | None = None,
+        return_type: type[bytes] | None = None, **options: Unpack[EncodeOptions]
+    ) -> list[bytes]: ...  # fmt: skip
+    @overload
+    def encode(
+        self, input: Text, *, out_type: Numpy | None = None, return_type: Numpy | None = None,
+        **options: Unpack[EncodeOptions]
+    ) -> IdArray: ...  # fmt: skip
+    @overload
+    def encode(
+        self, input: Text, *, out_type: Proto | None = None, return_type: Proto | None = None,
+        **options: Unpack[EncodeOptions]
+    ) -> SentencePieceText: ...  # fmt: skip
+    @overload
+    def encode(
+        self, input: Text, *, out_type: Serialized | None = None,
+        return_type: Serialized | None = None, **options: Unpack[EncodeOptions]
+    ) -> bytes: ...  # fmt: skip
+    @overload
+    def encode(
+        self, input: str, *, out_type: Offsets | None = None, return_type: Offsets | None = None,
+        return_bytes: Literal[False] | None = None, **options: Unpack[EncodeOptions]
+    ) -> OffsetMapping[str]: ...  # fmt: skip
+    @overload
+    def encode(
+        self, input: Text, *, out_type: Offsets | None = None, return_type: Offsets | None = None,
+        return_bytes: Literal[False], **options: Unpack[EncodeOptions]
+    ) -> OffsetMapping[str]: ...  # fmt: skip
+    @overload
+    def encode(
+        self, input: Text, *, out_type: Offsets | None = None, return_type: Offsets | None = None,
+        return_bytes: Literal[True], **options: Unpack[EncodeOptions]
+    ) -> OffsetMapping[bytes]: ...  # fmt: skip
+    @overload
+    def encode(
+        self, input: bytes, *, out_type: Offsets | None = None, return_type: Offsets | None = None,
+        return_bytes: None = None, **options: Unpack[EncodeOptions]
+    ) -> OffsetMapping[bytes]: ...  # fmt: skip
+    @overload
+    def encode(
+        self, input: Texts, *, out_type: Ids = None, return_type: Ids = None,
+        **options: Unpack[EncodeOptions]
+    ) -> list[list[int]]: ...  # fmt: skip
+    @overload
+    def encode(
+        self, input: Texts, *, out_type: type[str] | None = None,
+        return_type: type[str] | None = None, **options: Unpack[EncodeOptions]
+    ) -> list[list[str]]: ...  # fmt: skip
+    @overload
+    def encode(
+        self, input: Texts, *, out_type: type[bytes] | None = None,
+        return_type: type[bytes] | None = None, **options: Unpack[EncodeOptions]
+    ) -> list[list[bytes]]: ...  # fmt: skip
+    @overload
+    def encode(
+        self, input: Texts, *, out_type: Numpy | None = None, return_type: Numpy | None = None,
+        **options: Unpack[EncodeOptions]
+    ) -> list[IdArray]: ...  # fmt: skip
+    @overload
+    def encode(
+        self, input: Texts, *, out_type: Proto | None = None, return_type: Proto | None = None,
+        **options: Unpack[EncodeOptions]
+    ) -> list[SentencePieceText]: ...  # fmt: skip
+    @overload
+    def encode(
+        self, input: Texts, *, out_type: Serialized | None = None,
+        return_type: Serialized | None = None, **options: Unpack[EncodeOptions]
+    ) -> list[bytes]: ...  # fmt: skip
+    @overload
+    def encode(
+        self, input: list[str], *, out_type: Offsets | None = None,
+        return_type: Offsets | None = None, return_bytes: Literal[False] | None = None,
+        **options: Unpack[EncodeOptions]
+    ) -> list[OffsetMapping[str]]: ...  # fmt: skip
+    @overload
+    def encode(
+        self, input: Texts, *, out_type: Offsets | None = None, return_type: Offsets | None = None,
+        return_bytes: Literal[False], **options: Unpack[EncodeOptions]
+    ) -> list[OffsetMapping[str]]: ...  # fmt: skip
+    @overload
+    def encode(
+        self, input: Texts, *, out_type: Offsets | None = None, return_type: Offsets | None = None,
+        return_bytes: Literal[True], **options: Unpack[EncodeOptions]
+    ) -> list[OffsetMapping[bytes]]: ...  # fmt: skip
+    @overload
+    def encode(
+        self, input: list[bytes], *, out_type: Offsets | None = None,
+        return_type: Offsets | None = None, return_bytes: None = None,
+        **options: Unpack[EncodeOptions]
+    ) -> list[OffsetMapping[bytes]]: ...  # fmt: skip
+    @overload
+    def encode(
+        self, input: Text | Texts, *, out_type: OutKind | None = None,
+        return_type: OutKind | None = None, return_bytes: bool | None = None,
+        **options: Unpack[EncodeOptions]
+    ) -> Any: ...  # fmt: skip
     def encode(
         self,
         input: Any,
@@ -421,24 +676,80 @@ class SentencePieceProcessor:
         Options left as None take the value given to the constructor, as in sentencepiece.
         """
         return self._encode(
-            self._stock().encode, input, return_type, out_type, add_bos=add_bos,
+            self._stock().encode, input, return_type, out_type, offsets=True, add_bos=add_bos,
             add_eos=add_eos, reverse=reverse, emit_unk_piece=emit_unk_piece,
             enable_sampling=enable_sampling, nbest_size=nbest_size, alpha=alpha,
             num_threads=num_threads, thread_pool=thread_pool, return_bytes=return_bytes,
         )  # fmt: skip
 
+    @overload
+    def encode_as_ids(self, input: Text, **options: Unpack[EncodeOptions]) -> list[int]: ...
+    @overload
+    def encode_as_ids(self, input: Texts, **options: Unpack[EncodeOptions]) -> list[list[int]]: ...
     def encode_as_ids(self, input: Any, **options: Any) -> Any:
         return self.encode(input, return_type=int, **options)
 
+    @overload
+    def encode_as_pieces(self, input: Text, **options: Unpack[EncodeOptions]) -> list[str]: ...
+    @overload
+    def encode_as_pieces(
+        self, input: Texts, **options: Unpack[EncodeOptions]
+    ) -> list[list[str]]: ...  # fmt: skip
     def encode_as_pieces(self, input: Any, **options: Any) -> Any:
         return self.encode(input, return_type=str, **options)
 
+    @overload
+    def encode_as_numpy(self, input: Text, **options: Unpack[EncodeOptions]) -> IdArray: ...
+    @overload
+    def encode_as_numpy(self, input: Texts, **options: Unpack[EncodeOptions]) -> list[IdArray]: ...
     def encode_as_numpy(self, input: Any, **options: Any) -> Any:
         return self.encode(input, return_type="numpy", **options)
 
+    @overload
+    def encode_as_proto(
+        self, input: Text, **options: Unpack[EncodeOptions]
+    ) -> SentencePieceText: ...  # fmt: skip
+    @overload
+    def encode_as_proto(
+        self, input: Texts, **options: Unpack[EncodeOptions]
+    ) -> list[SentencePieceText]: ...  # fmt: skip
     def encode_as_proto(self, input: Any, **options: Any) -> Any:
         return self.encode(input, return_type="proto", **options)
 
+    @overload
+    def encode_as_offset_mapping(
+        self, input: str, *, return_bytes: Literal[False] | None = None,
+        **options: Unpack[EncodeOptions]
+    ) -> OffsetMapping[str]: ...  # fmt: skip
+    @overload
+    def encode_as_offset_mapping(
+        self, input: Text, *, return_bytes: Literal[False], **options: Unpack[EncodeOptions]
+    ) -> OffsetMapping[str]: ...  # fmt: skip
+    @overload
+    def encode_as_offset_mapping(
+        self, input: Text, *, return_bytes: Literal[True], **options: Unpack[EncodeOptions]
+    ) -> OffsetMapping[bytes]: ...  # fmt: skip
+    @overload
+    def encode_as_offset_mapping(
+        self, input: bytes, *, return_bytes: None = None, **options: Unpack[EncodeOptions]
+    ) -> OffsetMapping[bytes]: ...  # fmt: skip
+    @overload
+    def encode_as_offset_mapping(
+        self, input: list[str], *, return_bytes: Literal[False] | None = None,
+        **options: Unpack[EncodeOptions]
+    ) -> list[OffsetMapping[str]]: ...  # fmt: skip
+    @overload
+    def encode_as_offset_mapping(
+        self, input: Texts, *, return_bytes: Literal[False], **options: Unpack[EncodeOptions]
+    ) -> list[OffsetMapping[str]]: ...  # fmt: skip
+    @overload
+    def encode_as_offset_mapping(
+        self, input: Texts, *, return_bytes: Literal[True], **options: Unpack[EncodeOptions]
+    ) -> list[OffsetMapping[bytes]]: ...  # fmt: skip
+    @overload
+    def encode_as_offset_mapping(
+        self, input: list[bytes], *, return_bytes: None = None, **options: Unpack[EncodeOptions]
+    ) -> list[OffsetMapping[bytes]]: ...  # fmt: skip
     def encode_as_offset_mapping(self, input: Any, **options: Any) -> Any:
         return self.encode(input, return_type="offset_mapping", **options)
 
@@ -449,26 +760,132 @@ class SentencePieceProcessor:
             **options,
         )  # fmt: skip
 
+    @overload
+    def sample_encode_as_ids(
+        self, input: Text, nbest_size: int | None = None, alpha: float | None = None,
+        **options: Unpack[SampleOptions]
+    ) -> list[int]: ...  # fmt: skip
+    @overload
+    def sample_encode_as_ids(
+        self, input: Texts, nbest_size: int | None = None, alpha: float | None = None,
+        **options: Unpack[SampleOptions]
+    ) -> list[list[int]]: ...  # fmt: skip
     def sample_encode_as_ids(
         self, input: Any, nbest_size: int | None = None, alpha: float | None = None, **options: Any
     ) -> Any:
         return self._sample(input, nbest_size, alpha, int, options)
 
+    @overload
+    def sample_encode_as_pieces(
+        self, input: Text, nbest_size: int | None = None, alpha: float | None = None,
+        **options: Unpack[SampleOptions]
+    ) -> list[str]: ...  # fmt: skip
+    @overload
+    def sample_encode_as_pieces(
+        self, input: Texts, nbest_size: int | None = None, alpha: float | None = None,
+        **options: Unpack[SampleOptions]
+    ) -> list[list[str]]: ...  # fmt: skip
     def sample_encode_as_pieces(
         self, input: Any, nbest_size: int | None = None, alpha: float | None = None, **options: Any
     ) -> Any:
         return self._sample(input, nbest_size, alpha, str, options)
 
+    @overload
+    def sample_encode_as_numpy(
+        self, input: Text, nbest_size: int | None = None, alpha: float | None = None,
+        **options: Unpack[SampleOptions]
+    ) -> IdArray: ...  # fmt: skip
+    @overload
+    def sample_encode_as_numpy(
+        self, input: Texts, nbest_size: int | None = None, alpha: float | None = None,
+        **options: Unpack[SampleOptions]
+    ) -> list[IdArray]: ...  # fmt: skip
     def sample_encode_as_numpy(
         self, input: Any, nbest_size: int | None = None, alpha: float | None = None, **options: Any
     ) -> Any:
         return self._sample(input, nbest_size, alpha, "numpy", options)
 
+    @overload
+    def sample_encode_as_proto(
+        self, input: Text, nbest_size: int | None = None, alpha: float | None = None,
+        **options: Unpack[SampleOptions]
+    ) -> SentencePieceText: ...  # fmt: skip
+    @overload
+    def sample_encode_as_proto(
+        self, input: Texts, nbest_size: int | None = None, alpha: float | None = None,
+        **options: Unpack[SampleOptions]
+    ) -> list[SentencePieceText]: ...  # fmt: skip
     def sample_encode_as_proto(
         self, input: Any, nbest_size: int | None = None, alpha: float | None = None, **options: Any
     ) -> Any:
         return self._sample(input, nbest_size, alpha, "proto", options)
 
+    @overload
+    def nbest_encode(
+        self, input: Text, *, nbest_size: int | None = None, out_type: Ids = None,
+        return_type: Ids = None, **options: Unpack[NBestOptions]
+    ) -> list[list[int]]: ...  # fmt: skip
+    @overload
+    def nbest_encode(
+        self, input: Text, *, nbest_size: int | None = None, out_type: type[str] | None = None,
+        return_type: type[str] | None = None, **options: Unpack[NBestOptions]
+    ) -> list[list[str]]: ...  # fmt: skip
+    @overload
+    def nbest_encode(
+        self, input: Text, *, nbest_size: int | None = None, out_type: type[bytes] | None = None,
+        return_type: type[bytes] | None = None, **options: Unpack[NBestOptions]
+    ) -> list[list[bytes]]: ...  # fmt: skip
+    @overload
+    def nbest_encode(
+        self, input: Text, *, nbest_size: int | None = None, out_type: Numpy | None = None,
+        return_type: Numpy | None = None, **options: Unpack[NBestOptions]
+    ) -> list[IdArray]: ...  # fmt: skip
+    @overload
+    def nbest_encode(
+        self, input: Text, *, nbest_size: int | None = None, out_type: Proto | None = None,
+        return_type: Proto | None = None, **options: Unpack[NBestOptions]
+    ) -> NBestSentencePieceText: ...  # fmt: skip
+    @overload
+    def nbest_encode(
+        self, input: Text, *, nbest_size: int | None = None, out_type: Serialized | None = None,
+        return_type: Serialized | None = None, **options: Unpack[NBestOptions]
+    ) -> bytes: ...  # fmt: skip
+    @overload
+    def nbest_encode(
+        self, input: Texts, *, nbest_size: int | None = None, out_type: Ids = None,
+        return_type: Ids = None, **options: Unpack[NBestOptions]
+    ) -> list[list[list[int]]]: ...  # fmt: skip
+    @overload
+    def nbest_encode(
+        self, input: Texts, *, nbest_size: int | None = None, out_type: type[str] | None = None,
+        return_type: type[str] | None = None, **options: Unpack[NBestOptions]
+    ) -> list[list[list[str]]]: ...  # fmt: skip
+    @overload
+    def nbest_encode(
+        self, input: Texts, *, nbest_size: int | None = None, out_type: type[bytes] | None = None,
+        return_type: type[bytes] | None = None, **options: Unpack[NBestOptions]
+    ) -> list[list[list[bytes]]]: ...  # fmt: skip
+    @overload
+    def nbest_encode(
+        self, input: Texts, *, nbest_size: int | None = None, out_type: Numpy | None = None,
+        return_type: Numpy | None = None, **options: Unpack[NBestOptions]
+    ) -> list[list[IdArray]]: ...  # fmt: skip
+    @overload
+    def nbest_encode(
+        self, input: Texts, *, nbest_size: int | None = None, out_type: Proto | None = None,
+        return_type: Proto | None = None, **options: Unpack[NBestOptions]
+    ) -> list[NBestSentencePieceText]: ...  # fmt: skip
+    @overload
+    def nbest_encode(
+        self, input: Texts, *, nbest_size: int | None = None, out_type: Serialized | None = None,
+        return_type: Serialized | None = None, **options: Unpack[NBestOptions]
+    ) -> list[bytes]: ...  # fmt: skip
+    @overload
+    def nbest_encode(
+        self, input: Text | Texts, *, nbest_size: int | None = None,
+        out_type: OutKind | None = None, return_type: OutKind | None = None,
+        **options: Unpack[NBestOptions]
+    ) -> Any: ...  # fmt: skip
     def nbest_encode(
         self,
         input: Any,
@@ -482,29 +899,126 @@ class SentencePieceProcessor:
     ) -> Any:
         """The ``nbest_size`` best segmentations (constructor's default, at least 1)."""
         return self._encode(
-            self._stock().nbest_encode, input, return_type, out_type, add_bos=add_bos,
-            add_eos=add_eos, reverse=reverse, emit_unk_piece=emit_unk_piece,
+            self._stock().nbest_encode, input, return_type, out_type, nbest=True,
+            add_bos=add_bos, add_eos=add_eos, reverse=reverse, emit_unk_piece=emit_unk_piece,
             nbest_size=nbest_size,
         )  # fmt: skip
 
+    @overload
+    def nbest_encode_as_ids(
+        self, input: Text, nbest_size: int | None = None, **options: Unpack[NBestOptions]
+    ) -> list[list[int]]: ...  # fmt: skip
+    @overload
+    def nbest_encode_as_ids(
+        self, input: Texts, nbest_size: int | None = None, **options: Unpack[NBestOptions]
+    ) -> list[list[list[int]]]: ...  # fmt: skip
     def nbest_encode_as_ids(self, input: Any, nbest_size: int | None = None, **options: Any) -> Any:
         return self.nbest_encode(input, nbest_size=nbest_size, return_type=int, **options)
 
+    @overload
+    def nbest_encode_as_pieces(
+        self, input: Text, nbest_size: int | None = None, **options: Unpack[NBestOptions]
+    ) -> list[list[str]]: ...  # fmt: skip
+    @overload
+    def nbest_encode_as_pieces(
+        self, input: Texts, nbest_size: int | None = None, **options: Unpack[NBestOptions]
+    ) -> list[list[list[str]]]: ...  # fmt: skip
     def nbest_encode_as_pieces(
         self, input: Any, nbest_size: int | None = None, **options: Any
     ) -> Any:
         return self.nbest_encode(input, nbest_size=nbest_size, return_type=str, **options)
 
+    @overload
+    def nbest_encode_as_numpy(
+        self, input: Text, nbest_size: int | None = None, **options: Unpack[NBestOptions]
+    ) -> list[IdArray]: ...  # fmt: skip
+    @overload
+    def nbest_encode_as_numpy(
+        self, input: Texts, nbest_size: int | None = None, **options: Unpack[NBestOptions]
+    ) -> list[list[IdArray]]: ...  # fmt: skip
     def nbest_encode_as_numpy(
         self, input: Any, nbest_size: int | None = None, **options: Any
     ) -> Any:
         return self.nbest_encode(input, nbest_size=nbest_size, return_type="numpy", **options)
 
+    @overload
+    def nbest_encode_as_proto(
+        self, input: Text, nbest_size: int | None = None, **options: Unpack[NBestOptions]
+    ) -> NBestSentencePieceText: ...  # fmt: skip
+    @overload
+    def nbest_encode_as_proto(
+        self, input: Texts, nbest_size: int | None = None, **options: Unpack[NBestOptions]
+    ) -> list[NBestSentencePieceText]: ...  # fmt: skip
     def nbest_encode_as_proto(
         self, input: Any, nbest_size: int | None = None, **options: Any
     ) -> Any:
         return self.nbest_encode(input, nbest_size=nbest_size, return_type="proto", **options)
 
+    @overload
+    def parallel_encode(
+        self, input: Text, *, out_type: Ids = None, return_type: Ids = None,
+        **options: Unpack[ParallelOptions]
+    ) -> list[int]: ...  # fmt: skip
+    @overload
+    def parallel_encode(
+        self, input: Text, *, out_type: type[str] | None = None,
+        return_type: type[str] | None = None, **options: Unpack[ParallelOptions]
+    ) -> list[str]: ...  # fmt: skip
+    @overload
+    def parallel_encode(
+        self, input: Text, *, out_type: type[bytes] | None = None,
+        return_type: type[bytes] | None = None, **options: Unpack[ParallelOptions]
+    ) -> list[bytes]: ...  # fmt: skip
+    @overload
+    def parallel_encode(
+        self, input: Text, *, out_type: Numpy | None = None, return_type: Numpy | None = None,
+        **options: Unpack[ParallelOptions]
+    ) -> IdArray: ...  # fmt: skip
+    @overload
+    def parallel_encode(
+        self, input: Text, *, out_type: Proto | None = None, return_type: Proto | None = None,
+        **options: Unpack[ParallelOptions]
+    ) -> SentencePieceText: ...  # fmt: skip
+    @overload
+    def parallel_encode(
+        self, input: Text, *, out_type: Serialized | None = None,
+        return_type: Serialized | None = None, **options: Unpack[ParallelOptions]
+    ) -> bytes: ...  # fmt: skip
+    @overload
+    def parallel_encode(
+        self, input: Texts, *, out_type: Ids = None, return_type: Ids = None,
+        **options: Unpack[ParallelOptions]
+    ) -> list[list[int]]: ...  # fmt: skip
+    @overload
+    def parallel_encode(
+        self, input: Texts, *, out_type: type[str] | None = None,
+        return_type: type[str] | None = None, **options: Unpack[ParallelOptions]
+    ) -> list[list[str]]: ...  # fmt: skip
+    @overload
+    def parallel_encode(
+        self, input: Texts, *, out_type: type[bytes] | None = None,
+        return_type: type[bytes] | None = None, **options: Unpack[ParallelOptions]
+    ) -> list[list[bytes]]: ...  # fmt: skip
+    @overload
+    def parallel_encode(
+        self, input: Texts, *, out_type: Numpy | None = None, return_type: Numpy | None = None,
+        **options: Unpack[ParallelOptions]
+    ) -> list[IdArray]: ...  # fmt: skip
+    @overload
+    def parallel_encode(
+        self, input: Texts, *, out_type: Proto | None = None, return_type: Proto | None = None,
+        **options: Unpack[ParallelOptions]
+    ) -> list[SentencePieceText]: ...  # fmt: skip
+    @overload
+    def parallel_encode(
+        self, input: Texts, *, out_type: Serialized | None = None,
+        return_type: Serialized | None = None, **options: Unpack[ParallelOptions]
+    ) -> list[bytes]: ...  # fmt: skip
+    @overload
+    def parallel_encode(
+        self, input: Text | Texts, *, out_type: OutKind | None = None,
+        return_type: OutKind | None = None, **options: Unpack[ParallelOptions]
+    ) -> Any: ...  # fmt: skip
     def parallel_encode(
         self,
         input: Any,
@@ -525,15 +1039,47 @@ class SentencePieceProcessor:
             chunk_len=chunk_len, num_threads=num_threads, thread_pool=thread_pool,
         )  # fmt: skip
 
+    @overload
+    def parallel_encode_as_ids(
+        self, input: Text, **options: Unpack[ParallelOptions]
+    ) -> list[int]: ...  # fmt: skip
+    @overload
+    def parallel_encode_as_ids(
+        self, input: Texts, **options: Unpack[ParallelOptions]
+    ) -> list[list[int]]: ...  # fmt: skip
     def parallel_encode_as_ids(self, input: Any, **options: Any) -> Any:
         return self.parallel_encode(input, return_type=int, **options)
 
+    @overload
+    def parallel_encode_as_pieces(
+        self, input: Text, **options: Unpack[ParallelOptions]
+    ) -> list[str]: ...  # fmt: skip
+    @overload
+    def parallel_encode_as_pieces(
+        self, input: Texts, **options: Unpack[ParallelOptions]
+    ) -> list[list[str]]: ...  # fmt: skip
     def parallel_encode_as_pieces(self, input: Any, **options: Any) -> Any:
         return self.parallel_encode(input, return_type=str, **options)
 
+    @overload
+    def parallel_encode_as_numpy(
+        self, input: Text, **options: Unpack[ParallelOptions]
+    ) -> IdArray: ...  # fmt: skip
+    @overload
+    def parallel_encode_as_numpy(
+        self, input: Texts, **options: Unpack[ParallelOptions]
+    ) -> list[IdArray]: ...  # fmt: skip
     def parallel_encode_as_numpy(self, input: Any, **options: Any) -> Any:
         return self.parallel_encode(input, return_type="numpy", **options)
 
+    @overload
+    def parallel_encode_as_proto(
+        self, input: Text, **options: Unpack[ParallelOptions]
+    ) -> SentencePieceText: ...  # fmt: skip
+    @overload
+    def parallel_encode_as_proto(
+        self, input: Texts, **options: Unpack[ParallelOptions]
+    ) -> list[SentencePieceText]: ...  # fmt: skip
     def parallel_encode_as_proto(self, input: Any, **options: Any) -> Any:
         return self.parallel_encode(input, return_type="proto", **options)
 
@@ -558,6 +1104,14 @@ class SentencePieceProcessor:
     ParallelEncodeAsNumpy = parallel_encode_as_numpy
     ParallelEncodeAsProto = parallel_encode_as_proto
 
+    @overload
+    def calculate_entropy(
+        self, input: str, alpha: float, num_threads: int | None = None
+    ) -> float: ...  # fmt: skip
+    @overload
+    def calculate_entropy(
+        self, input: list[str], alpha: float, num_threads: int | None = None
+    ) -> list[float]: ...  # fmt: skip
     def calculate_entropy(self, input: Any, alpha: float, num_threads: int | None = None) -> Any:
         """Entropy (nats) of the sampling distribution over segmentations; Unigram models only.
         ``num_threads`` is accepted for compatibility and ignored."""
@@ -573,6 +1127,152 @@ class SentencePieceProcessor:
 
     # -- decoding -----------------------------------------------------------------------------
 
+    @overload
+    def decode(
+        self, input: TextOrIdsToDecode, *, out_type: type[str] | None = None,
+        return_type: type[str] | None = None, **options: Unpack[Threads]
+    ) -> str: ...  # fmt: skip
+    @overload
+    def decode(
+        self, input: BytesToDecode, *, out_type: type[str] | None = None,
+        return_type: type[str] | None = None, **options: Unpack[Threads]
+    ) -> bytes: ...  # fmt: skip
+    @overload
+    def decode(
+        self, input: OneToDecode, *, out_type: type[bytes], return_type: None = None,
+        **options: Unpack[Threads]
+    ) -> bytes: ...  # fmt: skip
+    @overload
+    def decode(
+        self, input: OneToDecode, *, out_type: None = None, return_type: type[bytes],
+        **options: Unpack[Threads]
+    ) -> bytes: ...  # fmt: skip
+    @overload
+    def decode(
+        self, input: OneToDecode, *, out_type: Proto, return_type: None = None,
+        **options: Unpack[Threads]
+    ) -> SentencePieceText: ...  # fmt: skip
+    @overload
+    def decode(
+        self, input: OneToDecode, *, out_type: None = None, return_type: Proto,
+        **options: Unpack[Threads]
+    ) -> SentencePieceText: ...  # fmt: skip
+    @overload
+    def decode(
+        self, input: OneToDecode, *, out_type: Serialized, return_type: None = None,
+        **options: Unpack[Threads]
+    ) -> bytes: ...  # fmt: skip
+    @overload
+    def decode(
+        self, input: OneToDecode, *, out_type: None = None, return_type: Serialized,
+        **options: Unpack[Threads]
+    ) -> bytes: ...  # fmt: skip
+    @overload
+    def decode(
+        self, input: TextOrIdsToDecode, *, out_type: Offsets, return_type: None = None,
+        return_bytes: Literal[False] | None = None, **options: Unpack[Threads]
+    ) -> TextOffsetMapping[str]: ...  # fmt: skip
+    @overload
+    def decode(
+        self, input: TextOrIdsToDecode, *, out_type: Offsets, return_type: None = None,
+        return_bytes: Literal[True], **options: Unpack[Threads]
+    ) -> TextOffsetMapping[bytes]: ...  # fmt: skip
+    @overload
+    def decode(
+        self, input: BytesToDecode, *, out_type: Offsets, return_type: None = None,
+        return_bytes: bool | None = None, **options: Unpack[Threads]
+    ) -> TextOffsetMapping[bytes]: ...  # fmt: skip
+    @overload
+    def decode(
+        self, input: TextOrIdsToDecode, *, out_type: None = None, return_type: Offsets,
+        return_bytes: Literal[False] | None = None, **options: Unpack[Threads]
+    ) -> TextOffsetMapping[str]: ...  # fmt: skip
+    @overload
+    def decode(
+        self, input: TextOrIdsToDecode, *, out_type: None = None, return_type: Offsets,
+        return_bytes: Literal[True], **options: Unpack[Threads]
+    ) -> TextOffsetMapping[bytes]: ...  # fmt: skip
+    @overload
+    def decode(
+        self, input: BytesToDecode, *, out_type: None = None, return_type: Offsets,
+        return_bytes: bool | None = None, **options: Unpack[Threads]
+    ) -> TextOffsetMapping[bytes]: ...  # fmt: skip
+    @overload
+    def decode(
+        self, input: TextOrIdBatchToDecode, *, out_type: type[str] | None = None,
+        return_type: type[str] | None = None, **options: Unpack[Threads]
+    ) -> list[str]: ...  # fmt: skip
+    @overload
+    def decode(
+        self, input: list[list[bytes]], *, out_type: type[str] | None = None,
+        return_type: type[str] | None = None, **options: Unpack[Threads]
+    ) -> list[bytes]: ...  # fmt: skip
+    @overload
+    def decode(
+        self, input: BatchToDecode, *, out_type: type[bytes], return_type: None = None,
+        **options: Unpack[Threads]
+    ) -> list[bytes]: ...  # fmt: skip
+    @overload
+    def decode(
+        self, input: BatchToDecode, *, out_type: None = None, return_type: type[bytes],
+        **options: Unpack[Threads]
+    ) -> list[bytes]: ...  # fmt: skip
+    @overload
+    def decode(
+        self, input: BatchToDecode, *, out_type: Proto, return_type: None = None,
+        **options: Unpack[Threads]
+    ) -> list[SentencePieceText]: ...  # fmt: skip
+    @overload
+    def decode(
+        self, input: BatchToDecode, *, out_type: None = None, return_type: Proto,
+        **options: Unpack[Threads]
+    ) -> list[SentencePieceText]: ...  # fmt: skip
+    @overload
+    def decode(
+        self, input: BatchToDecode, *, out_type: Serialized, return_type: None = None,
+        **options: Unpack[Threads]
+    ) -> list[bytes]: ...  # fmt: skip
+    @overload
+    def decode(
+        self, input: BatchToDecode, *, out_type: None = None, return_type: Serialized,
+        **options: Unpack[Threads]
+    ) -> list[bytes]: ...  # fmt: skip
+    @overload
+    def decode(
+        self, input: TextOrIdBatchToDecode, *, out_type: Offsets, return_type: None = None,
+        return_bytes: Literal[False] | None = None, **options: Unpack[Threads]
+    ) -> list[TextOffsetMapping[str]]: ...  # fmt: skip
+    @overload
+    def decode(
+        self, input: TextOrIdBatchToDecode, *, out_type: Offsets, return_type: None = None,
+        return_bytes: Literal[True], **options: Unpack[Threads]
+    ) -> list[TextOffsetMapping[bytes]]: ...  # fmt: skip
+    @overload
+    def decode(
+        self, input: list[list[bytes]], *, out_type: Offsets, return_type: None = None,
+        return_bytes: bool | None = None, **options: Unpack[Threads]
+    ) -> list[TextOffsetMapping[bytes]]: ...  # fmt: skip
+    @overload
+    def decode(
+        self, input: TextOrIdBatchToDecode, *, out_type: None = None, return_type: Offsets,
+        return_bytes: Literal[False] | None = None, **options: Unpack[Threads]
+    ) -> list[TextOffsetMapping[str]]: ...  # fmt: skip
+    @overload
+    def decode(
+        self, input: TextOrIdBatchToDecode, *, out_type: None = None, return_type: Offsets,
+        return_bytes: Literal[True], **options: Unpack[Threads]
+    ) -> list[TextOffsetMapping[bytes]]: ...  # fmt: skip
+    @overload
+    def decode(
+        self, input: list[list[bytes]], *, out_type: None = None, return_type: Offsets,
+        return_bytes: bool | None = None, **options: Unpack[Threads]
+    ) -> list[TextOffsetMapping[bytes]]: ...  # fmt: skip
+    @overload
+    def decode(
+        self, input: AnyToDecode, *, out_type: DecodeKind | None = None,
+        return_type: DecodeKind | None = None, return_bytes: bool | None = None,
+        **options: Unpack[Threads]
+    ) -> Any: ...  # fmt: skip
     def decode(
         self,
         input: Any,
@@ -583,11 +1283,14 @@ class SentencePieceProcessor:
         return_bytes: bool | None = None,
     ) -> Any:
         """Text from ids or from pieces (as ``encode`` shows them): one, a list, or a batch.
-        Ids in a list go to the one-pass decoder, the rest to stock (brahmic_pua.model.decoding)."""
+        Ids in a list go to the one-pass decoder, the rest to stock (brahmic_pua.model.decoding).
+        Protos and offset mappings: stock's, with surfaces and offsets in the decoded text and
+        pieces as text (brahmic_pua.runtime.offsets)."""
         processor = self._stock()
         if self._shown is not None:
-            if _resolve(return_type, out_type, str) not in (str, bytes):
-                raise ValueError("a brahmic_pua model decodes to str or bytes only")
+            out = _resolve(return_type, out_type, str)
+            if out in _ALIGNED:
+                return self._decode_aligned(input, out, num_threads, thread_pool, return_bytes)
             if _holds_pieces(input):
                 input = self._shown.to_model_pieces(input)
             elif (plain := self._plain_decoder()).takes(input):  # the same text, one pass
@@ -601,15 +1304,123 @@ class SentencePieceProcessor:
             num_threads=num_threads, thread_pool=thread_pool, return_bytes=return_bytes,
         )  # fmt: skip
 
-    def decode_ids(self, input: Any, return_type: OutType = None, **options: Any) -> Any:
+    def _decode_aligned(
+        self, input: Any, out: OutType, num_threads: int | None, thread_pool: Any,
+        return_bytes: bool | None,
+    ) -> Any:  # fmt: skip
+        """Stock's decode proto, its surfaces and begin/end moved into the decoded text."""
+        assert self._shown is not None
+        shown = self._shown
+        as_bytes = bool(return_bytes) or _bytes_pieces(input)
+        if out == "offset_mapping":
+            return_bytes = None  # stock's check: only offset mappings take it
+        if _holds_pieces(input):
+            input = shown.to_model_pieces(input)
+        serialized = self._checked(
+            self._stock().decode, input, return_type="serialized_proto",
+            num_threads=num_threads, thread_pool=thread_pool, return_bytes=return_bytes,
+        )  # fmt: skip
+        batch = isinstance(serialized, list)
+        denormalizer = self._denormalizer_of_model()
+        results = []
+        for data in serialized if batch else [serialized]:
+            spt = parse(data, nbest=False)
+            denormalizer.rebase(spt)
+            for piece in spt.pieces:
+                piece.piece = shown.proto_piece(piece.id, piece.piece, by_id=False)
+            if out == "proto":
+                results.append(spt)
+            elif out == "serialized_proto":
+                results.append(spt.SerializeToString())
+            else:
+                results.append(offset_mapping(spt, as_bytes, with_text=True))
+        return results if batch else results[0]
+
+    def _denormalizer_of_model(self) -> Denormalizer:
+        """The model's denormalizer with stock's alignment, built once."""
+        if self._denormalizer is None:
+            spec = parse_model(self.serialized_model_proto()).denormalizer_spec
+            self._denormalizer = Denormalizer(spec.SerializeToString())
+        return self._denormalizer
+
+    @overload
+    def decode_ids(
+        self, input: IdsToDecode, return_type: type[str] | None = None, **options: Unpack[Threads]
+    ) -> str: ...  # fmt: skip
+    @overload
+    def decode_ids(
+        self, input: IdBatchToDecode, return_type: type[str] | None = None,
+        **options: Unpack[Threads]
+    ) -> list[str]: ...  # fmt: skip
+    @overload
+    def decode_ids(
+        self, input: IdsToDecode, return_type: type[bytes], **options: Unpack[Threads]
+    ) -> bytes: ...  # fmt: skip
+    @overload
+    def decode_ids(
+        self, input: IdBatchToDecode, return_type: type[bytes], **options: Unpack[Threads]
+    ) -> list[bytes]: ...  # fmt: skip
+    @overload
+    def decode_ids(
+        self, input: AnyToDecode, return_type: DecodeKind | None = None, **options: Any
+    ) -> Any: ...  # fmt: skip
+    def decode_ids(self, input: Any, return_type: Any = None, **options: Any) -> Any:
         return self.decode(input, return_type=return_type, **options)
 
-    def decode_pieces(self, input: Any, return_type: OutType = None, **options: Any) -> Any:
+    @overload
+    def decode_pieces(
+        self, input: str | list[str], return_type: type[str] | None = None,
+        **options: Unpack[Threads]
+    ) -> str: ...  # fmt: skip
+    @overload
+    def decode_pieces(
+        self, input: list[list[str]], return_type: type[str] | None = None,
+        **options: Unpack[Threads]
+    ) -> list[str]: ...  # fmt: skip
+    @overload
+    def decode_pieces(
+        self, input: bytes | list[bytes], return_type: type[str] | type[bytes] | None = None,
+        **options: Unpack[Threads]
+    ) -> bytes: ...  # fmt: skip
+    @overload
+    def decode_pieces(
+        self, input: list[list[bytes]], return_type: type[str] | type[bytes] | None = None,
+        **options: Unpack[Threads]
+    ) -> list[bytes]: ...  # fmt: skip
+    @overload
+    def decode_pieces(
+        self, input: str | list[str], return_type: type[bytes], **options: Unpack[Threads]
+    ) -> bytes: ...  # fmt: skip
+    @overload
+    def decode_pieces(
+        self, input: list[list[str]], return_type: type[bytes], **options: Unpack[Threads]
+    ) -> list[bytes]: ...  # fmt: skip
+    @overload
+    def decode_pieces(
+        self, input: AnyToDecode, return_type: DecodeKind | None = None, **options: Any
+    ) -> Any: ...  # fmt: skip
+    def decode_pieces(self, input: Any, return_type: Any = None, **options: Any) -> Any:
         return self.decode(input, return_type=return_type, **options)
 
+    @overload
+    def decode_ids_as_proto(
+        self, input: IdsToDecode, **options: Unpack[Threads]
+    ) -> SentencePieceText: ...  # fmt: skip
+    @overload
+    def decode_ids_as_proto(
+        self, input: IdBatchToDecode, **options: Unpack[Threads]
+    ) -> list[SentencePieceText]: ...  # fmt: skip
     def decode_ids_as_proto(self, input: Any, **options: Any) -> Any:
         return self.decode(input, return_type="proto", **options)
 
+    @overload
+    def decode_pieces_as_proto(
+        self, input: PiecesToDecode, **options: Unpack[Threads]
+    ) -> SentencePieceText: ...  # fmt: skip
+    @overload
+    def decode_pieces_as_proto(
+        self, input: list[list[str]] | list[list[bytes]], **options: Unpack[Threads]
+    ) -> list[SentencePieceText]: ...  # fmt: skip
     def decode_pieces_as_proto(self, input: Any, **options: Any) -> Any:
         return self.decode(input, return_type="proto", **options)
 
@@ -643,6 +1454,10 @@ class SentencePieceProcessor:
 
     # -- the vocabulary -----------------------------------------------------------------------
 
+    @overload
+    def id_to_piece(self, id: int) -> str: ...
+    @overload
+    def id_to_piece(self, id: Sequence[int]) -> list[str]: ...
     def id_to_piece(self, id: Any) -> Any:
         """The piece of an id, or a list of pieces for a list of ids; shown as text."""
         if self._shown is None:
@@ -651,6 +1466,10 @@ class SentencePieceProcessor:
             return [self._shown.piece(i) for i in id]
         return self._shown.piece(id)
 
+    @overload
+    def piece_to_id(self, piece: str | bytes) -> int: ...
+    @overload
+    def piece_to_id(self, piece: list[str] | list[bytes]) -> list[int]: ...
     def piece_to_id(self, piece: Any) -> Any:
         """The id of a piece (shown or spm's own), or a list of ids; unknown: ``unk_id()``."""
         processor = self._stock()
@@ -661,18 +1480,38 @@ class SentencePieceProcessor:
     def get_piece_size(self) -> int:
         return int(self._stock().get_piece_size())
 
+    @overload
+    def get_score(self, id: int) -> float: ...
+    @overload
+    def get_score(self, id: Sequence[int]) -> list[float]: ...
     def get_score(self, id: Any) -> Any:
         return self._checked(self._stock().get_score, id)
 
+    @overload
+    def is_unknown(self, id: int) -> bool: ...
+    @overload
+    def is_unknown(self, id: Sequence[int]) -> list[bool]: ...
     def is_unknown(self, id: Any) -> Any:
         return self._checked(self._stock().is_unknown, id)
 
+    @overload
+    def is_control(self, id: int) -> bool: ...
+    @overload
+    def is_control(self, id: Sequence[int]) -> list[bool]: ...
     def is_control(self, id: Any) -> Any:
         return self._checked(self._stock().is_control, id)
 
+    @overload
+    def is_unused(self, id: int) -> bool: ...
+    @overload
+    def is_unused(self, id: Sequence[int]) -> list[bool]: ...
     def is_unused(self, id: Any) -> Any:
         return self._checked(self._stock().is_unused, id)
 
+    @overload
+    def is_byte(self, id: int) -> bool: ...
+    @overload
+    def is_byte(self, id: Sequence[int]) -> list[bool]: ...
     def is_byte(self, id: Any) -> Any:
         return self._checked(self._stock().is_byte, id)
 
@@ -697,6 +1536,10 @@ class SentencePieceProcessor:
     def __len__(self) -> int:
         return self.get_piece_size()
 
+    @overload
+    def __getitem__(self, piece: str | bytes) -> int: ...
+    @overload
+    def __getitem__(self, piece: list[str] | list[bytes]) -> list[int]: ...
     def __getitem__(self, piece: Any) -> Any:
         return self.piece_to_id(piece)
 

@@ -14,6 +14,7 @@ from brahmic_pua.orthography.classify import script_of_char
 SPACE = "\u2581"
 BYTE_PIECES = 256
 MIN_COVERAGE = 0.98  # spm refuses a lower character_coverage
+SPM_COVERAGE = 0.9995  # spm's default character_coverage
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,8 @@ def plan(
     symbols: Counter[str], vocab_size: int, reserved: int, model_type: str, byte_fallback: bool
 ) -> AlphabetPlan:
     """Keep every symbol if there is room; otherwise the most frequent ones that fit in half the
-    free vocabulary (the other half is for merged pieces), the rest going to byte fallback.
+    free vocabulary (the other half is for merged pieces), the rest going to byte fallback
+    (without it, to <unk>: then spm's own coverage decides, as in stock).
     A vocabulary too small for spm's floor (98% of the text as single symbols) is one error
     that names the smallest size that trains."""
     fixed = reserved + (BYTE_PIECES if byte_fallback else 0)
@@ -50,14 +52,17 @@ def plan(
     room = free if model_type in ("char", "word") else max(1, free // 2)
     if len(symbols) <= room:
         return AlphabetPlan(len(symbols), len(symbols), 1.0)
-    if not byte_fallback:
-        raise ValueError(
-            f"vocab_size={vocab_size} has room for {max(free, 0):,} of the corpus's "
-            f"{len(symbols):,} symbols and byte_fallback is off, so the rest would become <unk> "
-            f"and never decode; turn byte_fallback on or use vocab_size >= "
-            f"{reserved + len(symbols)} (more leaves room for merged pieces)"
-        )
     ranked = sorted(symbols.values(), reverse=True)
+    if not byte_fallback:  # the rest become <unk> (said already): spm's coverage, as in stock
+        kept = kept_at(ranked, SPM_COVERAGE)
+        if kept <= free:
+            return AlphabetPlan(len(symbols), kept, SPM_COVERAGE)
+        raise ValueError(
+            f"vocab_size={vocab_size} has room for {max(free, 0):,} symbols, and without byte "
+            f"fallback SentencePiece keeps {kept:,} of the corpus's {len(symbols):,} (its "
+            f"character_coverage={SPM_COVERAGE}); use vocab_size >= {reserved + kept} (more "
+            "leaves room for merged pieces), or turn byte_fallback on"
+        )
     minimum = kept_at(ranked, MIN_COVERAGE)
     if free < minimum:
         raise ValueError(

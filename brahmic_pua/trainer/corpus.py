@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TextIO
 
 from brahmic_pua.codec.layout import ESCAPED_LITERALS
-from brahmic_pua.io.lines import Span, batched, line_text, read_lines
+from brahmic_pua.io.lines import BOM, Span, batched, line_text, read_lines
 from brahmic_pua.io.progress import Progress
 from brahmic_pua.normalize import Normalizer
 from brahmic_pua.segment.pieces import check_no_surrogates
@@ -295,7 +295,9 @@ SAMPLE_SEED = 20261130
 
 def _iterator_line(item: object, number: int) -> str:
     """One ``sentence_iterator`` item as spm takes it: str or UTF-8 bytes, without the line
-    ending (``sentence_iterator=open(path)`` yields lines that end in "\\n")."""
+    ending (``sentence_iterator=open(path)`` yields lines that end in "\\n") and, on the first,
+    without a byte order mark: ``open(path, "rb")`` yields the file's first bytes, and the file
+    read as ``input=`` loses its mark, so both give one model."""
     if isinstance(item, bytes):
         try:
             item = item.decode("utf-8")
@@ -308,4 +310,4 @@ def _iterator_line(item: object, number: int) -> str:
         raise ValueError(
             f"sentence_iterator item {number} is {type(item).__name__}, not str or bytes"
         )
-    return line_text(item)
+    return line_text(item.removeprefix(BOM) if number == 1 else item)

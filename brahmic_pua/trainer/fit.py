@@ -47,15 +47,18 @@ def fit(
     work: str,
     shown: Phases | None = None,
     read_log: bool = False,
+    user_rules: tuple[tuple[str, str], ...] = (),
 ) -> tuple[Any, int]:
     """spm's model, trained on the corpus's lines with the complete normalizer in it, and the
     number of lines spm skipped as longer than ``max_sentence_length``. ``shown``: the phases'
-    display; ``read_log``: spm's log may be read for it (the caller did not ask for it)."""
+    display; ``read_log``: spm's log may be read for it (the caller did not ask for it);
+    ``user_rules``: a user's normalizer rules, in both the training rules and the complete ones
+    (spm trains on the text they rewrite, as stock does)."""
     limit = int(options["max_sentence_length"])
     too_long = 0
     if corpus.stats.longest_line_bytes > limit:
         too_long = sum(len(text.encode("utf-8")) > limit for text in corpus.lines())
-    forward, backward = training_rule_files(codec, n)
+    forward, backward = training_rule_files(codec, n, user_rules)
     path = corpus.spm_input()
     source: dict[str, Any] = {"input": path}
     stop = threading.Event()  # set when this thread stops waiting: the iterator ends spm
@@ -88,7 +91,7 @@ def fit(
                     log.started.set()
 
         def complete(level: int = level) -> bytes:  # spm's level: alongside, the training's
-            return _run(lambda: compile_rules(*rule_files(codec, n), work, level)[0])
+            return _run(lambda: compile_rules(*rule_files(codec, n, user_rules), work, level)[0])
 
         # spm's own log on stderr (minloglevel < 2, asked for): no line redrawn over it
         live = capture.active or level >= 2 or "logstream" in options

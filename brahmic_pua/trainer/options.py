@@ -7,7 +7,15 @@ NFC applied by us; spm's own normalization replaced by the compiled codec rules;
 ``character_coverage`` planned from the corpus and the vocabulary size;
 ``max_sentence_length`` sized to the longest line; spm's log quiet (``minloglevel=2``);
 ``complete_word_starts=True`` (Unigram: little-used pieces swapped for the "▁" + piece word
-starts that PUA training loses, see trainer/word_starts.py).
+starts that PUA training loses, see trainer/word_starts.py; off with a ``pretokenizer``, whose
+splits such a piece could cross).
+
+Every option of sentencepiece 0.2.3's trainer is accepted under its name and honoured, or refused
+in one line that names the guarantee it would break and what to pass instead: its normalizer
+options in :mod:`brahmic_pua.trainer.normalizer_options`, ``pretokenizer`` in
+:mod:`brahmic_pua.trainer.pretokenize`, the options whose values are text spm matches against
+its (coded) training text in :mod:`brahmic_pua.trainer.coded_options`; ``model_writer`` gets the
+model's bytes instead of the files, as in stock. docs/dropin.md lists every default that differs.
 """
 
 from __future__ import annotations
@@ -15,7 +23,7 @@ from __future__ import annotations
 import difflib
 import os
 import shlex
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,9 +34,15 @@ from brahmic_pua.nepbpe.filters import (
     check_filters,
 )
 from brahmic_pua.nepbpe.seeds import SeedError, Seeds, load_seeds
-from brahmic_pua.normalize import MODES, check_mode
+from brahmic_pua.normalize import check_mode
 from brahmic_pua.segment import POLICIES
 from brahmic_pua.trainer.engine import check_engine
+from brahmic_pua.trainer.normalizer_options import OPTIONS as NORMALIZER_OPTIONS
+from brahmic_pua.trainer.normalizer_options import (
+    NormalizerChoice,
+    read_normalizer_options,
+    resolve_mode,
+)
 
 DEFAULTS: dict[str, Any] = {
     "remove_extra_whitespaces": False,
@@ -41,8 +55,13 @@ OURS = (
     "seeds_ambiguous", "nepali_seeds", "theta", "theta_per_million", "engine", "ray_address",
     "complete_word_starts",
 )  # fmt: skip
-MANAGED = ("normalization_rule_name", "normalization_rule_tsv", "denormalization_rule_tsv")
-UNSUPPORTED = ("input_format", "model_writer")
+#: sentencepiece 0.2.3's trainer options that are no spec field (its Python wrapper's).
+CALLABLES = (
+    "pretokenizer", "allow_inconsistent_pretokenization", "model_writer", "sentence_reader",
+)  # fmt: skip
+UNSUPPORTED = ("input_format",)
+#: Model types stock takes a pretokenizer for (trainer_interface.cc).
+PRETOKENIZED_TYPES = ("unigram", "bpe")
 
 
 class OptionError(ValueError):
@@ -68,6 +87,11 @@ class TrainOptions:
     ray_address: str | None = None
     complete_word_starts: bool = True
     spm_log: bool = False  # the caller set minloglevel or logstream: spm's log is theirs
+    normalizer_choice: NormalizerChoice = field(default_factory=NormalizerChoice)
+    pretokenizer: Callable[[str], Any] | None = None
+    allow_inconsistent_pretokenization: bool = False
+    model_writer: Any = None  # an object with .write(bytes): the model goes there, no files
+    byte_fallback_given: bool = False  # else brahmic_pua's default, True where it fits
 
 
 def parse_flag_string(arg: str) -> dict[str, str]:
@@ -124,9 +148,10 @@ def _known_spm_options() -> set[str]:
 
 
 def known_options() -> set[str]:
-    """Every option name the trainer reads: spm's, brahmic_pua's own (:data:`OURS`), and those
-    it answers with a reason (:data:`MANAGED`, :data:`UNSUPPORTED`)."""
-    return _known_spm_options() | set(OURS) | set(MANAGED) | set(UNSUPPORTED)
+    """Every option name the trainer reads: spm's (its spec fields and its Python wrapper's),
+    brahmic_pua's own (:data:`OURS`), and those it answers with a reason."""
+    names = _known_spm_options() | set(OURS) | set(CALLABLES) | set(NORMALIZER_OPTIONS)
+    return names | set(UNSUPPORTED)
 
 
 def closest_option(name: str) -> str | None:
@@ -150,23 +175,25 @@ def build_options(arg: str | None, kwargs: Mapping[str, Any], progress: bool) ->
 def _build_options(arg: str | None, kwargs: Mapping[str, Any], progress: bool) -> TrainOptions:
     given: dict[str, Any] = dict(parse_flag_string(arg)) if arg else {}
     given.update(kwargs)
-    for name in MANAGED:
-        if name in given:
-            raise ValueError(
-                f"{name} is set by brahmic_pua (it compiles the cluster table into the "
-                "normalizer); remove it (brahmic_pua's own option is normalization="
-                f"{'|'.join(MODES)})"
-            )
     unknown = sorted(set(given) - known_options())
     if unknown:
         named = [_with_hint(name) for name in unknown]
         raise ValueError(f"unknown trainer option(s): {', '.join(named)}")
-    for name in UNSUPPORTED:
-        if name in given and not (name == "input_format" and given[name] in ("", "text")):
-            raise ValueError(f"{name} is not supported by brahmic_pua's trainer")
-    if "model_prefix" not in given:
-        raise ValueError("model_prefix is required: the trainer writes <prefix>.model and .vocab")
+    if str(given.get("input_format", "")).lower() not in ("", "text"):
+        raise ValueError(
+            f"input_format={given['input_format']!r} is not supported by brahmic_pua's trainer "
+            "(clusters are counted per line of text): write one sentence a line, a sentence "
+            "repeated for its frequency, or pass sentence_iterator="
+        )
+    if "sentence_reader" in given:  # stock's other name for it
+        if "sentence_iterator" in given:
+            raise ValueError("sentence_reader is sentence_iterator: give one")
+        given["sentence_iterator"] = given.pop("sentence_reader")
     options = TrainOptions(spm={**DEFAULTS})
+    options.normalizer_choice = choice = read_normalizer_options(given)
+    given.update(choice.flags)
+    _output_options(options, given)
+    _pretokenizer_options(options, given)
     options.policy = str(given.pop("policy", "fixtoken"))
     if options.policy not in POLICIES:
         raise ValueError(f"unknown policy {options.policy!r}: choose one of {', '.join(POLICIES)}")
@@ -174,12 +201,22 @@ def _build_options(arg: str | None, kwargs: Mapping[str, Any], progress: bool) -
     if isinstance(scripts, str):
         scripts = [s for s in scripts.split(",") if s]
     options.scripts = list(scripts) if scripts is not None else None
-    options.normalization = check_mode(str(given.pop("normalization", "nfc")))
+    mode = given.pop("normalization", None)
+    mode = check_mode(str(mode)) if mode is not None else None
+    options.normalization = check_mode(resolve_mode(choice, mode))
     folding = given.pop("folding_rules", None)
     options.folding_rules = None if folding is None else str(folding)
     options.progress = read_bool("progress", given.pop("progress", progress))
-    starts = given.pop("complete_word_starts", True)
-    options.complete_word_starts = read_bool("complete_word_starts", starts)
+    starts = given.pop("complete_word_starts", None)
+    options.complete_word_starts = options.pretokenizer is None
+    if starts is not None:
+        options.complete_word_starts = read_bool("complete_word_starts", starts)
+        if options.complete_word_starts and options.pretokenizer is not None:
+            raise ValueError(
+                'complete_word_starts adds "▁" + piece pieces spm did not learn, which could '
+                "cross the pretokenizer's splits; leave complete_word_starts out with a "
+                "pretokenizer"
+            )
     _nepbpe_options(options, given)
     options.sentence_iterator = given.pop("sentence_iterator", None)
     given.pop("input_format", None)
@@ -196,8 +233,55 @@ def _build_options(arg: str | None, kwargs: Mapping[str, Any], progress: bool) -
     options.ray_address = None if address is None else str(address)
     options.spm_log = bool({"minloglevel", "logstream"} & set(given))
     options.spm.update(check_values(given))
-    check_model_prefix(str(options.spm["model_prefix"]))
+    options.byte_fallback_given = "byte_fallback" in given
+    if "model_prefix" in options.spm:
+        check_model_prefix(str(options.spm["model_prefix"]))
     return options
+
+
+def _output_options(options: TrainOptions, given: dict[str, Any]) -> None:
+    """``model_writer``: stock writes the model there (an object with ``write(bytes)``) and no
+    file; without it, ``model_prefix`` names the files."""
+    writer = given.pop("model_writer", None)
+    if writer is not None and not callable(getattr(writer, "write", None)):
+        raise ValueError(
+            f"model_writer is a {type(writer).__name__}: give an object with a write(bytes) "
+            "method, such as io.BytesIO()"
+        )
+    options.model_writer = writer
+    if writer is None and "model_prefix" not in given:
+        raise ValueError(
+            "model_prefix is required: the trainer writes <prefix>.model and .vocab (or pass "
+            "model_writer= to get the model's bytes)"
+        )
+
+
+def _pretokenizer_options(options: TrainOptions, given: dict[str, Any]) -> None:
+    """``pretokenizer`` (a callable text -> list of str) and
+    ``allow_inconsistent_pretokenization``, checked as stock checks them, before the corpus."""
+    user = given.pop("pretokenizer", None)
+    allow = given.pop("allow_inconsistent_pretokenization", False)
+    options.allow_inconsistent_pretokenization = read_bool(
+        "allow_inconsistent_pretokenization", allow
+    )
+    if user is None:
+        return
+    if not callable(user):
+        raise ValueError(
+            f"pretokenizer is a {type(user).__name__}: give a callable that takes the text and "
+            "returns its pieces (a list of str)"
+        )
+    model_type = str(given.get("model_type", "unigram")).strip().lower()
+    if model_type not in PRETOKENIZED_TYPES:
+        raise ValueError(
+            f"pretokenizer needs model_type=unigram or bpe (as in sentencepiece), not {model_type}"
+        )
+    if given.get("pretokenization_delimiter"):
+        raise ValueError(
+            "pretokenizer and pretokenization_delimiter cannot both be given (as in "
+            "sentencepiece): give one"
+        )
+    options.pretokenizer = user
 
 
 #: spm's own range checks (trainer_interface.cc, VerifySpec), made before the corpus is read.

@@ -32,9 +32,11 @@ from brahmic_pua.nepbpe.filters import FilterReport, filter_model
 from brahmic_pua.normalize import Normalizer, normalizer
 from brahmic_pua.normalize.folding import FoldingTable, read_table
 from brahmic_pua.trainer.alphabet import (
+    SPM_COVERAGE,
     AlphabetPlan,
     check_coverage,
     coded_clusters,
+    kept_at,
     plan,
     symbol_counts,
 )
@@ -46,10 +48,13 @@ from brahmic_pua.trainer.checks import (
     vocab_too_large,
     weakened_guarantees,
 )
+from brahmic_pua.trainer.coded_options import coded_options, required_clusters
 from brahmic_pua.trainer.corpus import Corpus
 from brahmic_pua.trainer.engine import count_clusters
 from brahmic_pua.trainer.fit import fit
+from brahmic_pua.trainer.normalizer_options import weakened
 from brahmic_pua.trainer.options import TrainOptions, build_options, read_bool
+from brahmic_pua.trainer.pretokenize import ClusterPretokenizer
 from brahmic_pua.trainer.signals import temporary_folder, terminated_cleanly
 from brahmic_pua.trainer.word_starts import complete_word_starts
 
@@ -74,8 +79,11 @@ class TrainReport:
 
     def summary(self) -> str:
         a = self.alphabet
+        written = (
+            f"{self.model_file} and {self.vocab_file}" if self.model_file else "the model_writer"
+        )
         parts = [
-            f"wrote {self.model_file} and {self.vocab_file}: {self.lines:,} lines, "
+            f"wrote {written}: {self.lines:,} lines, "
             f"{self.clusters:,} clusters in the table, {a.kept:,} of {a.symbols:,} symbols "
             f"kept (character_coverage={a.character_coverage:.6f}), "
             f"{self.disabled_pieces} pieces starting with a mark disabled"
@@ -117,14 +125,17 @@ def train_model(arg: str | None = None, **kwargs: Any) -> TrainReport:
     default SIGTERM included: :func:`~brahmic_pua.trainer.signals.terminated_cleanly`).
     """
     options = build_options(arg, kwargs, progress=sys.stderr.isatty())
-    prefix = str(options.spm["model_prefix"])
-    for path in (f"{prefix}.model", f"{prefix}.vocab"):
-        check_writable(path)
+    if options.model_writer is None:  # else the model goes to the writer, and no file is written
+        prefix = str(options.spm["model_prefix"])
+        for path in (f"{prefix}.model", f"{prefix}.vocab"):
+            check_writable(path)
     if "user_defined_symbols" in options.spm:
         # Raw (after N), not mapped to codes: spm matches user symbols in the raw input
         # before its rules run, so literal codes in the text stay escaped.
         options.spm["user_defined_symbols"] = user_symbols(options.spm, options.normalization)
     warnings = weakened_guarantees(options.spm)
+    if (rewritten := weakened(options.normalizer_choice)) is not None:
+        warnings.append(rewritten)
     if (unused := unused_seeds(options.filters, options.seeds is not None)) is not None:
         warnings.append(unused)
     for warning in warnings:
@@ -155,6 +166,63 @@ def _folding(options: TrainOptions) -> FoldingTable | None:
     return read_table(options.folding_rules, options.normalization.removeprefix("nepali-"))
 
 
+def _alphabet(
+    opts: dict[str, Any], symbols: Counter[str], byte_fallback_given: bool, warnings: list[str]
+) -> AlphabetPlan:
+    """The alphabet plan, with ``character_coverage`` (and, where the default cannot be had,
+    ``byte_fallback``) set in ``opts``.
+
+    brahmic_pua's byte_fallback=True needs 256 pieces. Where the vocabulary has no room for them
+    beside the symbols spm must keep (a toy vocab_size such as 100), stock's default, False,
+    is used instead, with the one line that says guarantee 1 is off, and if the symbols do not
+    all fit then either, spm's own character_coverage decides, as in stock; given explicitly,
+    byte_fallback is the user's. Where the symbols do not fit and ``hard_vocab_limit=false``
+    lets spm make the vocabulary what it can, spm's coverage decides too."""
+    vocab_size = int(opts.get("vocab_size", 8000))
+    model_type = str(opts.get("model_type", "unigram")).lower()
+    reserved = _reserved_pieces(opts)
+
+    def planned(byte_fallback: bool) -> AlphabetPlan:
+        if "character_coverage" in opts:
+            coverage = float(opts["character_coverage"])
+            check_coverage(symbols, coverage, vocab_size, reserved, byte_fallback)
+            return AlphabetPlan(len(symbols), len(symbols), coverage)
+        return plan(symbols, vocab_size, reserved, model_type, byte_fallback)
+
+    byte_fallback = read_bool("byte_fallback", opts["byte_fallback"])
+    soft = not read_bool("hard_vocab_limit", opts.get("hard_vocab_limit", True))
+    try:
+        alphabet = planned(byte_fallback)
+    except ValueError as error:
+        if byte_fallback and not byte_fallback_given:
+            try:
+                alphabet = planned(False)
+            except ValueError:
+                if not soft:
+                    raise error from None
+                alphabet = _stock_coverage(symbols)
+            opts["byte_fallback"] = False
+            note = (
+                f"vocab_size={vocab_size} has no room for byte fallback's 256 pieces: trained "
+                "without it (stock's default), which turns off guarantee 1, decode(encode(s)) "
+                f"== N(s), for characters without a piece (with it: {error})"
+            )
+            print(f"brahmic_pua: {note}", file=sys.stderr)
+            warnings.append(note)
+        elif soft:
+            alphabet = _stock_coverage(symbols)
+        else:
+            raise
+    opts.setdefault("character_coverage", alphabet.character_coverage)
+    return alphabet
+
+
+def _stock_coverage(symbols: Counter[str]) -> AlphabetPlan:
+    """spm's default character_coverage, for hard_vocab_limit=false: spm's to decide."""
+    kept = kept_at(sorted(symbols.values(), reverse=True), SPM_COVERAGE)
+    return AlphabetPlan(len(symbols), kept, SPM_COVERAGE)
+
+
 def _train(
     options: TrainOptions,
     n: Normalizer,
@@ -172,36 +240,49 @@ def _train(
             f"the corpus has no text: its {stats.lines:,} lines are blank; give at least one "
             "line with text"
         )
-    vocab_size = int(opts.get("vocab_size", 8000))
     model_type = str(opts.get("model_type", "unigram")).lower()
-    byte_fallback = read_bool("byte_fallback", opts["byte_fallback"])
-    reserved = _reserved_pieces(opts)
     symbols = symbol_counts(codec, characters, stats.lines)
-    if "character_coverage" in opts:
-        coverage = float(opts["character_coverage"])
-        check_coverage(symbols, coverage, vocab_size, reserved, byte_fallback)
-        alphabet = AlphabetPlan(len(symbols), len(symbols), coverage)
-    else:
-        alphabet = plan(symbols, vocab_size, reserved, model_type, byte_fallback)
-        opts["character_coverage"] = alphabet.character_coverage
-    codec = codec.restricted(coded_clusters(codec, symbols, alphabet.kept))
+    alphabet = _alphabet(opts, symbols, options.byte_fallback_given, warnings)
+    required = required_clusters(str(opts.get("required_chars", "")), codec, n)
+    codec = codec.restricted([*coded_clusters(codec, symbols, alphabet.kept), *required])
     # spm measures lines in bytes; a cluster's code may take 4 bytes where its text took 3.
     needed = stats.longest_line_bytes * 4 // 3 + 16
     if "max_sentence_length" not in opts:
         opts["max_sentence_length"] = max(DEFAULT_MAX_SENTENCE_LENGTH, needed)
     limit = int(opts["max_sentence_length"])
-    prefix = str(opts.pop("model_prefix"))
+    prefix = str(opts.pop("model_prefix", ""))
+    user_rules = options.normalizer_choice.rules
+    pretokenizer = None
+    if options.pretokenizer is not None:
+        pretokenizer = ClusterPretokenizer(
+            options.pretokenizer, codec, options.allow_inconsistent_pretokenization
+        )
+        opts["pretokenizer"] = pretokenizer
+        opts["allow_inconsistent_pretokenization"] = options.allow_inconsistent_pretokenization
     if (nothing := no_brahmic_text(codec)) is not None:  # after the checks that fail at once
         print(f"brahmic_pua: {nothing}", file=sys.stderr)
         warnings.append(nothing)
     with temporary_folder("brahmic_pua_train_") as work, Phases(options.progress) as shown:
+        coded_options(opts, codec, n, work)
         try:
-            model, too_long = fit(corpus, codec, n, opts, work, shown, not options.spm_log)
+            model, too_long = fit(
+                corpus, codec, n, opts, work, shown, not options.spm_log, user_rules
+            )
         except ValueError as error:  # spm's "Vocabulary size too high", in our words
+            if pretokenizer is not None and (failed := pretokenizer.error()) is not None:
+                raise failed from pretokenizer.failure
             if (message := vocab_too_large(str(error))) is None:
                 raise
             raise ValueError(message) from None
-        codec = _drop_codes_without_piece(model, codec, n, work, shown)
+        if pretokenizer is not None and pretokenizer.cuts_inside_clusters:
+            cuts = pretokenizer.cuts_inside_clusters
+            note = (
+                f"the pretokenizer cut inside a cluster {cuts:,} times; those cuts were not "
+                "kept: a cluster is one symbol to SentencePiece"
+            )
+            print(f"brahmic_pua: {note}", file=sys.stderr)
+            warnings.append(note)
+        codec = _drop_codes_without_piece(model, codec, n, work, shown, user_rules)
         disabled = _finish(model, codec, prefix)
         starts = 0
         if options.complete_word_starts:
@@ -218,8 +299,7 @@ def _train(
             )  # fmt: skip
         shown.start("writing the model")
         data = embed(model.SerializeToString(), Manifest(codec, n.mode, n.folding))
-        model_file, vocab_file = f"{prefix}.model", f"{prefix}.vocab"
-        write_atomic_many({model_file: data, vocab_file: vocab_text(model, codec)})
+        model_file, vocab_file = _write(options, prefix, data, model, codec)
     report = TrainReport(
         model_file, vocab_file, stats.lines, len(codec), alphabet, limit, too_long,
         stats.lines_with_block, disabled, tuple(warnings), filtered, starts,
@@ -229,8 +309,29 @@ def _train(
     return report
 
 
+def _write(
+    options: TrainOptions, prefix: str, data: bytes, model: Any, codec: PUACodec
+) -> tuple[str, str]:
+    """The model to ``model_writer`` (stock writes no file then), or ``<prefix>.model`` and
+    ``.vocab`` together; the paths written ("" for a writer)."""
+    if options.model_writer is not None:
+        options.model_writer.write(data)
+        return "", ""
+    scores = read_bool(
+        "vocabulary_output_piece_score", options.spm.get("vocabulary_output_piece_score", True)
+    )
+    model_file, vocab_file = f"{prefix}.model", f"{prefix}.vocab"
+    write_atomic_many({model_file: data, vocab_file: vocab_text(model, codec, scores)})
+    return model_file, vocab_file
+
+
 def _drop_codes_without_piece(
-    model: Any, codec: PUACodec, n: Normalizer, work: str, shown: Phases
+    model: Any,
+    codec: PUACodec,
+    n: Normalizer,
+    work: str,
+    shown: Phases,
+    user_rules: tuple[tuple[str, str], ...],
 ) -> PUACodec:
     """The codec without clusters spm gave no piece (character_coverage can drop a code we
     planned to keep), with the model's rules recompiled to match; usually nothing to do."""
@@ -240,7 +341,7 @@ def _drop_codes_without_piece(
         return codec
     codec = codec.restricted(kept)
     shown.start("compiling rules again, for the clusters spm kept")
-    forward, backward = compile_rules(*rule_files(codec, n), work)
+    forward, backward = compile_rules(*rule_files(codec, n, user_rules), work)
     model.normalizer_spec.precompiled_charsmap = forward
     model.denormalizer_spec.precompiled_charsmap = backward
     return codec
@@ -268,8 +369,11 @@ def _finish(model: Any, codec: PUACodec, prefix: str) -> int:
 
 class SentencePieceTrainer:
     """Drop-in for ``sentencepiece.SentencePieceTrainer``: the same options under the same names
-    (keywords, or spm's ``"--input=… --vocab_size=…"`` string), plus ``policy`` (fixtoken,
-    akshara, syllable, grapheme), ``scripts`` and ``normalization`` (nfc, none).
+    (keywords, or spm's ``"--input=… --vocab_size=…"`` string), every one of sentencepiece
+    0.2.3's (``pretokenizer``, ``model_writer`` and ``normalizer`` among them) honoured or
+    refused in one line, plus ``policy`` (fixtoken, akshara, syllable, grapheme), ``scripts``
+    and ``normalization`` (nfc, none, nepali-lm, nepali-ocr). The defaults that differ from
+    stock's, and why: docs/dropin.md.
 
     >>> import tempfile
     >>> from importlib.resources import files
