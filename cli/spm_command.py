@@ -15,7 +15,7 @@ from typing import Any, BinaryIO, TypeVar
 
 import click
 
-from brahmic_pua import set_min_log_level
+from brahmic_pua import SentencePieceProcessor, set_min_log_level
 
 from . import spm_flags as spm
 from .common import (
@@ -72,6 +72,25 @@ def _usage(call: Callable[..., _T], *args: Any) -> _T:
         raise click.UsageError(str(error)) from None
 
 
+def _start(
+    model_path: str,
+    input_: BinaryIO | None,
+    files: tuple[BinaryIO, ...],
+    extra_options: str,
+    minloglevel: int | None,
+) -> tuple[tuple[BinaryIO, ...], tuple[str, ...], SentencePieceProcessor]:
+    """What both commands do first, in spm's order: the inputs, the extra options (a usage
+    error before the model loads), the log level, the model, and whether it has what the
+    extra options ask for."""
+    sources = _sources(input_, files)
+    steps = _usage(spm.extra_options, extra_options)
+    if minloglevel is not None:
+        set_min_log_level(minloglevel)
+    sp = load_model(model_path)
+    spm.check_extra_options(sp, steps)
+    return sources, steps, sp
+
+
 @click.command("encode", context_settings=SETTINGS)
 @MODEL
 @click.option(
@@ -114,12 +133,7 @@ def encode_command(
     generate_vocabulary: bool | None, minloglevel: int | None,
 ) -> None:  # fmt: skip
     """Like spm_encode: each line's pieces or ids, space-separated (spm_encode's flags)."""
-    sources = _sources(input_, files)
-    steps = _usage(spm.extra_options, extra_options)
-    if minloglevel is not None:
-        set_min_log_level(minloglevel)
-    sp = load_model(model_path)
-    spm.check_extra_options(sp, steps)
+    sources, steps, sp = _start(model_path, input_, files, extra_options, minloglevel)
     if vocabulary is not None:
         with open(vocabulary, "rb") as stream:
             sp = spm.restricted(sp, spm.read_vocabulary(stream, vocabulary_threshold))
@@ -156,12 +170,7 @@ def decode_command(
     minloglevel: int | None,
 ) -> None:  # fmt: skip
     """Like spm_decode: space-separated pieces or ids in, text out (spm_decode's flags)."""
-    sources = _sources(input_, files)
-    steps = _usage(spm.extra_options, extra_options)
-    if minloglevel is not None:
-        set_min_log_level(minloglevel)
-    sp = load_model(model_path)
-    spm.check_extra_options(sp, steps)
+    sources, steps, sp = _start(model_path, input_, files, extra_options, minloglevel)
     decode = spm.decoder(sp, input_format, output_format, steps, parse_ids)
     with output_stream(output) as sink:
         for line in _lines(sources):
