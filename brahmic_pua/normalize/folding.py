@@ -147,11 +147,11 @@ def validate_folding_rules(rules: Mapping[str, str], limit: int | None = None) -
     (see the module's proof). The work is bounded by the table's size, not by its problems: a
     table is checked in O(rules × length²) lookups, and a table refused stops at its first.
 
-    >>> from brahmic_pua import validate_folding_rules
-    >>> validate_folding_rules({"सङ्ग": "संग"})
-    []
-    >>> [problem.kind for problem in validate_folding_rules({"ab": "b"})]  # aab → ab → b
-    ['overlaps']
+        >>> from brahmic_pua import validate_folding_rules
+        >>> validate_folding_rules({"सङ्ग": "संग"})
+        []
+        >>> [problem.kind for problem in validate_folding_rules({"ab": "b"})]  # aab → ab → b
+        ['overlaps']
     """
     return list(islice(violations(rules), limit))
 
