@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import click
 
 from brahmic_pua.io.lines import file_lines
+from brahmic_pua.model.model_file import read_model_file
 from brahmic_pua.nepbpe.filters import (
     FILTERS,
     apply_filters,
@@ -75,7 +75,7 @@ def filter_command(
             click.echo(f"brahmic_pua: {unused}", err=True)
         seeds = load_seeds(seeds_strict, seeds_ambiguous, nepali) if given else None
         check_model_output(output)
-        data = Path(model_path).read_bytes()
+        data = read_model_file(model_path)
         filtered, report = apply_filters(
             data, chosen, seeds=seeds, corpus=_corpus(corpus) if corpus else None,
             theta=theta, theta_per_million=theta_per_million, source=model_path,

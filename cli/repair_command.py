@@ -10,12 +10,12 @@ model whose mark-start pieces are UNUSED (and its .vocab); with ``--ids`` it rep
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import BinaryIO
 
 import click
 
 from brahmic_pua.evaluation.repair import IdRepair, Measure, load_plain, measure, repair_vocabulary
+from brahmic_pua.model.model_file import read_model_file
 
 from .common import (
     SETTINGS,
@@ -79,7 +79,7 @@ def _repair_vocabulary(
     model_path: str, output: str, keep_lone_marks: bool, inputs: tuple[str, ...]
 ) -> None:
     check_model_output(output)
-    data = Path(model_path).read_bytes()
+    data = read_model_file(model_path)
     fixed, report = repair_vocabulary(data, keep_lone_marks=keep_lone_marks, source=model_path)
     texts = read_texts(inputs) if inputs else []
     write_model(output, fixed)

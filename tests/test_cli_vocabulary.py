@@ -253,16 +253,17 @@ def test_a_damaged_model_keeps_the_protobuf_reason(tmp_path: Path) -> None:
 
 
 def test_a_vocab_size_too_large(tmp_path: Path) -> None:
-    """spm's INTERNAL error after training, in our words: what the corpus allows, and how."""
+    """spm's INTERNAL error after training, in our words: a vocab_size that trains, and how."""
     args = ["train", "--input", TE, "--model_prefix", str(tmp_path / "m"), "--vocab_size",
             "100000", "--progress=false"]  # fmt: skip
     shown = _one_line_error(_run(*args), 1)
     found = re.search(
         r"Error: SentencePiece could not train: vocab_size=100000 is too high for this corpus: "
-        r"it has at most (\d+) distinct pieces; use vocab_size ≤ (\d+) or hard_vocab_limit=false",
+        r"spm made only (\d+) pieces for it; use vocab_size=(\d+) \(it trains\) or "
+        r"hard_vocab_limit=false",
         shown,
     )
-    assert found is not None and found[1] == found[2], shown
+    assert found is not None and int(found[2]) <= int(found[1]), shown
     assert "INTERNAL" not in shown and "trainer_interface" not in shown
     assert list(tmp_path.iterdir()) == []
 

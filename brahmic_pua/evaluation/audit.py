@@ -30,12 +30,16 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import re
+import sys
+import tempfile
+import threading
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from brahmic_pua.evaluation import metrics
 from brahmic_pua.evaluation.evaluate import text_metrics
@@ -77,6 +81,79 @@ SPACE = "\u2581"
 _BYTE_PIECE = re.compile(r"<0x([0-9A-Fa-f]{2})>")
 #: How many ids a tokenizer.json's vocabulary may skip: each becomes an unused piece.
 _MAX_GAP = 1 << 20
+#: The time bound on one call that encodes text with a tokenizer.json: this many seconds, plus
+#: one per :data:`ENCODE_CHARS_PER_SECOND` characters. tokenizers encodes far faster (millions
+#: of characters a second); only a pre-tokenizer regex that backtracks (``(a+)+$``, which
+#: Oniguruma's per-match retry limit does not stop when every match stays just under it) runs
+#: past it.
+ENCODE_GRACE_SECONDS = 30.0
+ENCODE_CHARS_PER_SECOND = 10_000
+
+_T = TypeVar("_T")
+
+
+def _is_panic(error: BaseException) -> bool:
+    """A Rust panic inside tokenizers: pyo3's ``PanicException`` derives from BaseException
+    (so ``except Exception`` lets it through) and lives in ``pyo3_runtime``, which cannot be
+    imported, so it is known by its module and name."""
+    kind = type(error)
+    return kind.__module__ == "pyo3_runtime" and kind.__name__ == "PanicException"
+
+
+def _run_rust(call: Callable[[], _T], seconds: float | None = None) -> _T:
+    """``call()`` into tokenizers, bounded and quiet: Rust's panic hook writes its message (and,
+    with RUST_BACKTRACE set, a backtrace of dozens of lines) straight to file descriptor 2, out
+    of Python's reach, so fd 2 is held in a temporary file while the call runs and what was
+    written is passed on unless the call panicked (the panic's message then goes into the
+    caller's one-line error). With ``seconds``, the call runs on a daemon thread (tokenizers
+    releases the GIL while it encodes) and :class:`TimeoutError` is raised when it is not done
+    by then; the thread cannot be stopped, and ends with the process."""
+    outcome: list[Any] = []
+
+    def target() -> None:
+        try:
+            outcome.append((True, call()))
+        except BaseException as error:  # a panic, or tokenizers' bare Exception: passed on
+            outcome.append((False, error))
+
+    sys.stderr.flush()
+    try:
+        saved = os.dup(2)
+    except OSError:  # no fd 2 to hold: nothing to hide the panic message from
+        saved = -1
+    with tempfile.TemporaryFile() as held:
+        try:
+            if saved >= 0:
+                os.dup2(held.fileno(), 2)
+            worker = threading.Thread(target=target, name="tokenizers", daemon=True)
+            worker.start()
+            worker.join(seconds)
+        finally:
+            if saved >= 0:
+                os.dup2(saved, 2)
+                os.close(saved)
+        if not outcome:
+            raise TimeoutError(seconds)
+        ok, value = outcome[0]
+        if saved >= 0 and (ok or not _is_panic(value)):
+            held.seek(0)
+            if written := held.read():
+                os.write(2, written)
+    if ok:
+        return value  # type: ignore[no-any-return]
+    raise value
+
+
+def _reason(error: BaseException) -> str:
+    """tokenizers' message on one line; a panic's marked as such."""
+    reason = " ".join(str(error).split())
+    return f"it panicked: {reason}" if _is_panic(error) else reason
+
+
+def _panic_or_exception(error: BaseException) -> bool:
+    """Whether ``error`` is tokenizers' failure (a bare Exception or a Rust panic), not an
+    interrupt or exit, which pass through."""
+    return isinstance(error, Exception) or _is_panic(error)
 
 
 @cache
@@ -116,11 +193,20 @@ class HFTokenizer:
         except ImportError:
             raise ValueError(f"{path}: reading a tokenizer.json needs {INSTALL_HF}") from None
         try:
-            self._tokenizer = module.Tokenizer.from_file(str(path))
-        except Exception as error:  # tokenizers raises a bare Exception for a bad file
-            reason = " ".join(str(error).split())
-            raise ValueError(f"{path} is not a Hugging Face tokenizer.json ({reason})") from None
-        spec = json.loads(self._tokenizer.to_str())
+            self._tokenizer = _run_rust(lambda: module.Tokenizer.from_file(str(path)))
+            spec = json.loads(_run_rust(self._tokenizer.to_str))
+        except BaseException as error:  # a bare Exception for a bad file, or a Rust panic
+            if not _panic_or_exception(error):
+                raise
+            hint = (
+                "; its model is inconsistent (e.g. a BPE merge whose parts or result are not in "
+                "its vocabulary): fix the file or save it again with tokenizers"
+                if _is_panic(error)
+                else ""
+            )
+            raise ValueError(
+                f"{path} is not a Hugging Face tokenizer.json ({_reason(error)}){hint}"
+            ) from None
         model = spec["model"]
         self.kind: str = "tokenizer.json " + model["type"]
         byte_level = _has_type(spec.get("pre_tokenizer"), "ByteLevel") or _has_type(
@@ -204,10 +290,28 @@ class HFTokenizer:
         """``tokenizers``' encodings of ``texts``; its failure (a bare ``Exception``, e.g. a
         word outside a vocabulary that lacks its ``unk_token``) as a one-line ValueError that
         says what is wrong with the file, not a traceback from inside ``tokenizers``."""
+        seconds = ENCODE_GRACE_SECONDS + sum(map(len, texts)) / ENCODE_CHARS_PER_SECOND
         try:
-            return list(self._tokenizer.encode_batch(texts, add_special_tokens=False))
-        except Exception as error:  # tokenizers raises a bare Exception
-            reason = " ".join(str(error).split())
+            return _run_rust(
+                lambda: list(self._tokenizer.encode_batch(texts, add_special_tokens=False)),
+                seconds,
+            )
+        except TimeoutError:
+            raise ValueError(
+                f"{self._path}: tokenizers took over {seconds:.3g} s to encode "
+                f"{sum(map(len, texts))} characters: its pre-tokenizer's regex likely backtracks; "
+                "rewrite the regex without nested quantifiers such as (a+)+"
+            ) from None
+        except BaseException as error:  # tokenizers raises a bare Exception, or panics
+            if not _panic_or_exception(error):
+                raise
+            reason = _reason(error)
+            if "Regex" in reason or "retry-limit" in reason:
+                raise ValueError(
+                    f"{self._path}: tokenizers cannot encode the text ({reason}): its "
+                    "pre-tokenizer's regex backtracks past Oniguruma's limit; rewrite the regex "
+                    "without nested quantifiers such as (a+)+"
+                ) from None
             if self._missing_unk is not None:
                 raise ValueError(
                     f"{self._path}: {self._missing_unk}, so tokenizers cannot encode text "
@@ -222,7 +326,17 @@ class HFTokenizer:
 
     def decode(self, rows: Sequence[Sequence[int]]) -> list[str]:
         batch = [list(row) for row in rows]
-        return list(self._tokenizer.decode_batch(batch, skip_special_tokens=False))
+        try:
+            return _run_rust(
+                lambda: list(self._tokenizer.decode_batch(batch, skip_special_tokens=False))
+            )
+        except BaseException as error:  # tokenizers raises a bare Exception, or panics
+            if not _panic_or_exception(error):
+                raise
+            raise ValueError(
+                f"{self._path}: tokenizers cannot decode its own tokens ({_reason(error)}); "
+                "check the tokenizer.json's decoder"
+            ) from None
 
     def token_starts(self, texts: Sequence[str]) -> list[list[int]]:
         """Character offsets where tokens begin (the tokenizer's own offsets): a character

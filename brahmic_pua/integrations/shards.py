@@ -41,6 +41,7 @@ from brahmic_pua.io.npy import DTYPES, HEADER_BYTES, dtype_for
 from brahmic_pua.io.progress import Progress
 from brahmic_pua.io.workers import exit_with_parent
 from brahmic_pua.model.manifest import ModelFileError
+from brahmic_pua.model.model_file import read_model_file
 from brahmic_pua.runtime.processor import SentencePieceProcessor
 from brahmic_pua.trainer.engine import ENGINES
 
@@ -165,10 +166,7 @@ def _write(
 
 
 def _read_model(model: str | Path) -> bytes:
-    try:
-        return Path(model).read_bytes()
-    except OSError as error:
-        raise ValueError(f"cannot read model {model}: {error.strerror}") from None
+    return read_model_file(model)
 
 
 def _settings(

@@ -53,6 +53,18 @@ def batched(items: Iterable[str], size: int = BATCH_LINES) -> Iterator[list[str]
         yield batch
 
 
+def not_a_file(name: str, fix: str = "") -> str:
+    """The one line for an input that is no regular file or directory: not found, or a pipe
+    (``<(...)``, a FIFO) or device, whose lines could be read once only, while a corpus is
+    read more than once (counted, sampled, scanned) and a shard is read from an offset."""
+    if os.path.exists(name):
+        return (
+            f"input {name!r} is a pipe or a device, not a file: its lines are read more than "
+            "once; write them to a file and give that"
+        )
+    return f"input file {name!r} not found" + (f": {fix}" if fix else "")
+
+
 def expand_inputs(patterns: Sequence[str]) -> list[str]:
     """Files in the order given, each glob's matches sorted; one error line for a name that
     names nothing readable."""
@@ -67,7 +79,7 @@ def expand_inputs(patterns: Sequence[str]) -> list[str]:
         elif Path(pattern).is_dir():
             raise ValueError(f"input {pattern!r} is a directory: give files or a glob like DIR/*")
         else:
-            raise ValueError(f"input file {pattern!r} not found")
+            raise ValueError(not_a_file(pattern))
         for name in matches:
             if not os.access(name, os.R_OK):
                 raise ValueError(f"input file {name!r} is not readable")

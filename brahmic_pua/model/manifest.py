@@ -250,10 +250,10 @@ def _not_a_model(data: bytes, source: str, reason: str) -> ModelFileError:
     kind = _MIX_UPS.get(Path(source).suffix.lower())
     if kind is None and (text := _text_head(data)).strip():
         kind = "a JSON file" if text.lstrip()[:1] in ("{", "[") else "a text file"
-    if kind is None:
-        return ModelFileError(f"{source}: not a SentencePiece model ({reason})")
     beside = model_beside(source)
     fix = f"use {beside}, beside it" if beside else "give the .model file that training wrote"
+    if kind is None:
+        return ModelFileError(f"{source}: not a SentencePiece model ({reason}); {fix}")
     return ModelFileError(f"{source}: not a SentencePiece model: {kind}, not a .model file; {fix}")
 
 

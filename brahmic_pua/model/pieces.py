@@ -94,11 +94,19 @@ def _candidates(shown: str, piece: str) -> Iterator[str]:
 
 def model_text(shown: str, codec: PUACodec) -> str:
     """Back from a shown piece that is not in the vocabulary (an unknown piece's surface) to
-    the text spm decodes: ▁ stays spm's space, marks become their characters, clusters codes."""
-    return SPACE.join(
-        codec.encode(_MARKED.sub(lambda m: chr(int(m.group(1), 16)), part))
-        for part in shown.split(SPACE)
-    )
+    the text spm decodes: ▁ stays spm's space, marks become their characters, clusters codes.
+    A mark that names no character is a ValueError naming the piece."""
+
+    def character(match: re.Match[str]) -> str:
+        value = int(match.group(1), 16)
+        if value > 0x10FFFF or 0xD800 <= value <= 0xDFFF:
+            raise ValueError(
+                f"piece {shown!r}: {match.group(0)} is not a character; <U+XXXX> in a piece "
+                "takes a code point U+0000..U+10FFFF that is not a surrogate (U+D800..U+DFFF)"
+            )
+        return chr(value)
+
+    return SPACE.join(codec.encode(_MARKED.sub(character, part)) for part in shown.split(SPACE))
 
 
 def starts_with_mark(text: str) -> bool:

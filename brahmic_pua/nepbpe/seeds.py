@@ -20,7 +20,6 @@ source to every line: ``seed<TAB>strict|ambiguous<TAB>source or reason``.
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from importlib import resources
@@ -29,6 +28,7 @@ from pathlib import Path
 from brahmic_pua.codec.layout import is_private_use
 from brahmic_pua.io.lines import line_text, split_text
 from brahmic_pua.model.pieces import SPACE, starts_with_mark
+from brahmic_pua.normalize.nfc import nfc
 from brahmic_pua.segment import segment
 
 KINDS = ("strict", "ambiguous")
@@ -51,7 +51,7 @@ def units(text: str) -> tuple[str, ...]:
 
 def check_seed(seed: str, where: str) -> str:
     """``seed`` in NFC, or a :class:`SeedError` saying what is wrong with it."""
-    seed = unicodedata.normalize("NFC", seed)
+    seed = nfc(seed)
     if not seed:
         raise SeedError(f"{where}: empty seed; write one seed per line")
     space = next((ch for ch in seed if ch.isspace() or ch == SPACE), None)

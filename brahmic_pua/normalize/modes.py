@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from brahmic_pua.normalize.folding import NO_FOLDING, ZWJ, FoldingTable, nepali_table
+from brahmic_pua.normalize.nfc import nfc
 
 MODES: tuple[str, ...] = ("nfc", "none", "nepali-lm", "nepali-ocr")
 _TABLES = {"nepali-lm": "lm", "nepali-ocr": "ocr"}
@@ -52,18 +53,19 @@ class Normalizer:
     def __call__(self, text: str) -> str:
         if not self.composes:
             return text
-        text = unicodedata.normalize("NFC", text)
+        text = nfc(text)
         if self.strips_zwj and ZWJ in text:
-            text = unicodedata.normalize("NFC", text.replace(ZWJ, ""))
+            text = nfc(text.replace(ZWJ, ""))
         if self.folding.rules:
-            text = unicodedata.normalize("NFC", self.folding.apply(text))
+            text = nfc(self.folding.apply(text))
         return text
 
     def lines(self, lines: list[str]) -> list[str]:
         """N of each line. Under ``nfc`` one check covers the whole list: joined by U+000A, a
         starter that composes with nothing, the lines are NFC exactly when each one is. Most
         are, and a call per line costs more than the check; NFC of the joined lines would be
-        slow once any one is not, so then each line is normalized on its own."""
+        slow once any one is not, so then each line is normalized on its own. (The check is
+        linear: CPython's quick check stops at the first mark out of canonical order.)"""
         if not self.composes:
             return lines
         if self.mode == "nfc" and unicodedata.is_normalized("NFC", "\n".join(lines)):

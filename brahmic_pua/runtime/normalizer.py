@@ -23,6 +23,7 @@ from typing import Any
 import sentencepiece as stock
 
 from brahmic_pua.model.manifest import Manifest, ModelFileError, extract
+from brahmic_pua.model.model_file import read_model_file
 from brahmic_pua.model.proto import parse_model
 from brahmic_pua.runtime.offsets import Source, text_of
 
@@ -156,10 +157,7 @@ class SentencePieceNormalizer:
 def _model_bytes(model_file: str | Path | None, model_proto: Any) -> tuple[bytes, str]:
     """The serialized model and a name for messages; a ModelProto is serialized, as in stock."""
     if model_file:
-        try:
-            return Path(model_file).read_bytes(), str(model_file)
-        except OSError as error:
-            raise ModelFileError(f"cannot read model {model_file}: {error.strerror}") from None
+        return read_model_file(model_file), str(model_file)
     if hasattr(model_proto, "SerializeToString"):
         model_proto = model_proto.SerializeToString()
     return bytes(model_proto), "model_proto"

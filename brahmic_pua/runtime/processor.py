@@ -25,6 +25,7 @@ import sentencepiece as stock
 from brahmic_pua.codec import PUACodec
 from brahmic_pua.model.decoding import PlainDecoder
 from brahmic_pua.model.manifest import Manifest, ModelFileError, read
+from brahmic_pua.model.model_file import read_model_file
 from brahmic_pua.model.pieces import display, display_vocabulary, model_text
 from brahmic_pua.model.proto import model_type, parse_model
 from brahmic_pua.model.script_ids import script_ids as _script_ids
@@ -119,8 +120,9 @@ def _bytes_pieces(value: Any) -> bool:
 
 
 def _ids_in(value: Any) -> Iterator[int]:
-    if isinstance(value, int):
-        yield value
+    """Every id in ``value``: ints, and numpy's integers (which an id array holds)."""
+    if isinstance(value, int) or (hasattr(value, "__index__") and not _is_sequence(value)):
+        yield operator.index(value)
     elif _is_sequence(value):
         for item in value:
             yield from _ids_in(item)
@@ -322,11 +324,7 @@ class SentencePieceProcessor:
         raise ValueError("Either model_file or model_proto must be specified.")
 
     def load_from_file(self, filename: str | Path) -> bool:
-        try:
-            data = Path(filename).read_bytes()
-        except OSError as error:
-            raise ModelFileError(f"cannot read model {filename}: {error.strerror}") from None
-        return self._install(data, str(filename))
+        return self._install(read_model_file(filename), str(filename))
 
     def load_from_serialized_proto(self, serialized: Any) -> bool:
         if hasattr(serialized, "SerializeToString"):  # a ModelProto, which stock accepts too
@@ -1444,12 +1442,17 @@ class SentencePieceProcessor:
         return self._plain
 
     def _checked(self, method: Callable[..., Any], ids: Any, **options: Any) -> Any:
-        """Call stock; its out-of-range IndexError, reworded to name the id."""
+        """Call stock; an id out of range is one IndexError naming it. Stock raises IndexError
+        for an id its C++ int takes and TypeError for one it does not (2**31, -2**31 - 1,
+        2**63): the same mistake, so both are the IndexError. A TypeError with every id in
+        range (a str among ids) is stock's, unchanged."""
         try:
             return method(ids, **options)
-        except IndexError as error:
+        except (IndexError, TypeError) as error:
             size = self.get_piece_size()
             bad = next((i for i in _ids_in(ids) if not 0 <= i < size), None)
+            if bad is None and isinstance(error, TypeError):
+                raise
             raise IndexError(str(error) if bad is None else _out_of_range(bad, size)) from None
 
     # -- the vocabulary -----------------------------------------------------------------------

@@ -11,7 +11,7 @@ corpus without Brahmic text, and spm's "Vocabulary size too high" in our words.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from brahmic_pua.codec import PUACodec
@@ -117,16 +117,51 @@ def no_brahmic_text(codec: PUACodec) -> str | None:
 
 _TOO_HIGH = re.compile(r"Vocabulary size too high \((\d+)\)\. Please set it to a value <= (\d+)")
 
+#: How many trainings :func:`size_that_trains` may run to find a vocab_size that trains.
+MAX_VOCAB_PROBES = 8
 
-def vocab_too_large(message: str) -> str | None:
-    """spm's "Vocabulary size too high" (an INTERNAL error with its source line, after the
-    whole training) in our words, or None for any other message. The corpus's limit is known
-    only once spm has found its candidate pieces, so it cannot be checked before."""
+
+def spm_vocab_limit(message: str) -> tuple[int, int] | None:
+    """spm's "Vocabulary size too high (V). Please set it to a value <= M" (an INTERNAL error
+    with its source line, after the whole training) as ``(V, M)``, or None for any other
+    message. M is how many pieces spm made for V, not the largest size that trains: spm prunes
+    toward 1.1 × vocab_size, and brahmic_pua plans the alphabet from vocab_size, so at M it
+    makes fewer pieces again (2000 → 1900 → 1874 → 1868 → 1866 on the Hindi sample)."""
     found = _TOO_HIGH.search(message)
     if found is None:
         return None
-    size, most = found.groups()
-    return (
-        f"SentencePiece could not train: vocab_size={size} is too high for this corpus: it has "
-        f"at most {most} distinct pieces; use vocab_size ≤ {most} or hard_vocab_limit=false"
+    return int(found[1]), int(found[2])
+
+
+def size_that_trains(most: int, made_at: Callable[[int], int | None]) -> int | None:
+    """The first vocab_size that trains, following spm's own numbers down from ``most``:
+    ``made_at(size)`` trains at ``size`` and gives None when it trains, else the pieces spm
+    made (its new "<= M"). None when no size trained within :data:`MAX_VOCAB_PROBES` trainings
+    or spm's number stops falling. The corpus's limit is known only once spm has found its
+    pieces, so it cannot be checked before, and the size advised is one seen to train."""
+    size = most
+    for _ in range(MAX_VOCAB_PROBES):
+        made = made_at(size)
+        if made is None:
+            return size
+        if made >= size:
+            return None
+        size = made
+    return None
+
+
+def vocab_too_large(message: str, trains: int | None = None) -> str | None:
+    """spm's "Vocabulary size too high" in our words, or None for any other message: the
+    advice is ``trains`` (a vocab_size seen to train, from :func:`size_that_trains`) or, when
+    none was found, hard_vocab_limit=false, which always trains."""
+    found = spm_vocab_limit(message)
+    if found is None:
+        return None
+    size, most = found
+    head = (
+        f"SentencePiece could not train: vocab_size={size} is too high for this corpus: spm "
+        f"made only {most} pieces for it"
     )
+    if trains is None:
+        return f"{head}; use hard_vocab_limit=false (the model then has the pieces spm finds)"
+    return f"{head}; use vocab_size={trains} (it trains) or hard_vocab_limit=false"

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TextIO
 
 from brahmic_pua.codec.layout import ESCAPED_LITERALS
-from brahmic_pua.io.lines import BOM, Span, batched, line_text, read_lines
+from brahmic_pua.io.lines import BOM, Span, batched, line_text, not_a_file, read_lines
 from brahmic_pua.io.progress import Progress
 from brahmic_pua.normalize import Normalizer
 from brahmic_pua.segment.pieces import check_no_surrogates
@@ -115,7 +115,7 @@ class Corpus:
                     "list of files (input=a.txt,b.txt)"
                 )
             if not Path(name).is_file():
-                raise ValueError(f"input file {name!r} not found: check the path in input=")
+                raise ValueError(not_a_file(name, "check the path in input="))
 
     @property
     def sampled(self) -> bool:

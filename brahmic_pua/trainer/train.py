@@ -8,9 +8,11 @@ UNUSED and the brahmic_pua manifest appended, and is moved into place with its `
 
 from __future__ import annotations
 
+import contextlib
+import io
 import sys
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +44,8 @@ from brahmic_pua.trainer.alphabet import (
 )
 from brahmic_pua.trainer.checks import (
     no_brahmic_text,
+    size_that_trains,
+    spm_vocab_limit,
     symbol_list,
     unused_seeds,
     user_symbols,
@@ -154,7 +158,9 @@ def train_model(arg: str | None = None, **kwargs: Any) -> TrainReport:
             int(options.spm.get("num_threads", SPM_NUM_THREADS)),
         )  # fmt: skip
         codec = PUACodec.from_counts(counts.clusters, options.policy, options.scripts)
-        return _train(options, n, corpus, codec, counts.characters, warnings)
+        report = _train(options, n, corpus, codec, counts.characters, warnings)
+        assert report is not None  # (None only for a probe)
+        return report
     finally:
         corpus.close()
 
@@ -230,7 +236,8 @@ def _train(
     codec: PUACodec,
     characters: Counter[str],
     warnings: list[str],
-) -> TrainReport:
+    probe: bool = False,
+) -> TrainReport | None:
     opts = dict(options.spm)
     stats = corpus.stats
     if stats.lines == 0:
@@ -244,6 +251,7 @@ def _train(
     symbols = symbol_counts(codec, characters, stats.lines)
     alphabet = _alphabet(opts, symbols, options.byte_fallback_given, warnings)
     required = required_clusters(str(opts.get("required_chars", "")), codec, n)
+    counted = codec  # a probe at another vocab_size plans from all the clusters again
     codec = codec.restricted([*coded_clusters(codec, symbols, alphabet.kept), *required])
     # spm measures lines in bytes; a cluster's code may take 4 bytes where its text took 3.
     needed = stats.longest_line_bytes * 4 // 3 + 16
@@ -271,9 +279,17 @@ def _train(
         except ValueError as error:  # spm's "Vocabulary size too high", in our words
             if pretokenizer is not None and (failed := pretokenizer.error()) is not None:
                 raise failed from pretokenizer.failure
-            if (message := vocab_too_large(str(error))) is None:
+            if (limit_hit := spm_vocab_limit(str(error))) is None:
                 raise
-            raise ValueError(message) from None
+            if probe:
+                raise _TooHigh(limit_hit[1]) from None
+            shown.start("finding a vocab_size that trains")
+            trains = size_that_trains(
+                limit_hit[1], lambda size: _made_at(size, options, n, corpus, counted, characters)
+            )
+            raise ValueError(vocab_too_large(str(error), trains)) from None
+        if probe:
+            return None
         if pretokenizer is not None and pretokenizer.cuts_inside_clusters:
             cuts = pretokenizer.cuts_inside_clusters
             note = (
@@ -307,6 +323,36 @@ def _train(
     if options.progress or int(opts.get("minloglevel", 2)) < 2:
         print(report.summary(), file=sys.stderr)
     return report
+
+
+class _TooHigh(Exception):
+    """spm's "Vocabulary size too high" in a probe: how many pieces it made."""
+
+    def __init__(self, made: int) -> None:
+        super().__init__(made)
+        self.made = made
+
+
+def _made_at(
+    size: int,
+    options: TrainOptions,
+    n: Normalizer,
+    corpus: Corpus,
+    codec: PUACodec,
+    characters: Counter[str],
+) -> int | None:
+    """Train at vocab_size=``size`` as the user's rerun would (the alphabet planned for that
+    size), quietly and writing nothing: None when spm trains, else the pieces it made (-1 for
+    any other failure, which ends the search)."""
+    trial = replace(options, spm={**options.spm, "vocab_size": size}, progress=False)
+    try:
+        with contextlib.redirect_stderr(io.StringIO()):
+            _train(trial, n, corpus, codec, characters, [], probe=True)
+    except _TooHigh as again:
+        return again.made
+    except ValueError:
+        return -1
+    return None
 
 
 def _write(
