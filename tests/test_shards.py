@@ -4,6 +4,7 @@ after a crash or Ctrl-C; one-line errors and no partial files."""
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
 import os
@@ -352,3 +353,40 @@ def test_shard_spans_are_recorded(model: Path, corpus: list[Path], tmp_path: Pat
     assert spans[0].start == 0 and spans[-1].end == os.path.getsize(corpus[-1])
     for before, after in pairwise(spans):
         assert after.start == (before.end if after.path == before.path else 0)
+
+
+def test_resume_encodes_again_a_shard_whose_bytes_changed(
+    model: Path, corpus: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two bytes flipped inside a complete shard (same size): the marker's sha256 no longer
+    matches, so a rerun encodes that shard again instead of keeping the bad ids."""
+    out = tmp_path / "out"
+    inputs = [str(p) for p in corpus]
+    index = encode_corpus(model, inputs, out, shard_lines=900)
+    finished = files_of(out)
+    for entry in index["shards"]:  # the index's digest is the file's (hashlib, not our reader)
+        assert entry["sha256"] == hashlib.sha256((out / entry["file"]).read_bytes()).hexdigest()
+    shard = out / "shard_00001.npy"
+    data = bytearray(shard.read_bytes())
+    data[HEADER_BYTES + 10] ^= 0xFF
+    data[HEADER_BYTES + 11] ^= 0x01
+    shard.write_bytes(bytes(data))
+    encode_corpus(model, inputs, out, shard_lines=900, progress=True)
+    assert "encoding 1 complete shard(s) again: shard_00001.npy" in capsys.readouterr().err
+    assert files_of(out) == finished
+
+
+def test_a_marker_without_a_digest_is_encoded_again(
+    model: Path, corpus: list[Path], tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    inputs = [str(p) for p in corpus]
+    encode_corpus(model, inputs, out, shard_lines=900)
+    finished = files_of(out)
+    marker = out / "shard_00000.npy.COMPLETE"
+    record = json.loads(marker.read_text())
+    del record["sha256"]
+    marker.write_text(json.dumps(record))
+    (out / "shard_00000.npy").write_bytes(b"\0" * (out / "shard_00000.npy").stat().st_size)
+    encode_corpus(model, inputs, out, shard_lines=900)
+    assert files_of(out) == finished

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from brahmic_pua.io.atomic import atomic_output, write_atomic
+from brahmic_pua.io.digest import file_sha256
 from brahmic_pua.io.lines import Span, batched, read_lines
 from brahmic_pua.io.npy import HEADER_BYTES, header, id_array, write_ids
 from brahmic_pua.runtime.processor import SentencePieceProcessor
@@ -36,7 +37,9 @@ def encode_shard(processor: SentencePieceProcessor, job: ShardJob) -> Record:
     """Write the shard (temporary file, rename), then its marker; return the marker's record.
 
     The ids are streamed: the header is written with a placeholder length and filled in at the
-    end, so a worker holds one batch of lines, not a shard."""
+    end, so a worker holds one batch of lines, not a shard. The marker records the shard's
+    sha256 (read back once written: the header comes first but is known last), so a resumed
+    run keeps only shards whose bytes are the ones written, not merely of the right size."""
     path = Path(job.directory, job.name)
     eos = job.eos_id
     tokens = lines = 0
@@ -60,6 +63,7 @@ def encode_shard(processor: SentencePieceProcessor, job: ShardJob) -> Record:
         "lines": lines,
         "bytes": sum(span.end - span.start for span in job.spans),
         "npy_bytes": HEADER_BYTES + tokens * id_array(job.dtype).itemsize,
+        "sha256": file_sha256(path),
         "inputs": [[span.path, span.start, span.end] for span in job.spans],
         "settings": job.settings,
     }

@@ -35,6 +35,7 @@ from pathlib import Path
 
 from brahmic_pua.integrations.shard_job import MARKER, Record, ShardJob, encode_shard
 from brahmic_pua.io.atomic import write_atomic
+from brahmic_pua.io.digest import file_sha256
 from brahmic_pua.io.lines import Span, expand_inputs, plan_spans
 from brahmic_pua.io.lock import Held, exclusive
 from brahmic_pua.io.npy import DTYPES, HEADER_BYTES, dtype_for
@@ -143,13 +144,18 @@ def _write(
 ) -> Record:
     """The shards still missing and the index, written under the directory's lock."""
     dtype, eos = settings["dtype"], settings["eos_id"]
-    done = _finished(directory, settings)
+    done, damaged = _finished(directory, settings)
     jobs = [
         ShardJob(str(directory), f"shard_{n:05d}.npy", tuple(g), dtype, eos, settings)
         for n, g in enumerate(groups)
     ]
     todo = [job for job in jobs if job.name not in done]
     shown = _Progress(progress, jobs, done)
+    if damaged:
+        shown.shown.note(
+            f"encoding {len(damaged)} complete shard(s) again: {_listed(damaged)} changed since "
+            "written (sha256 differs from its marker)"
+        )
     if engine == "ray":
         from brahmic_pua.integrations.distributed import encode_on_ray
 
@@ -237,13 +243,18 @@ def _prepare(directory: Path) -> Path:
     return directory
 
 
-def _finished(directory: Path, settings: Record) -> dict[str, Record]:
-    """The shards a previous run completed with these settings; other settings are refused."""
+def _finished(directory: Path, settings: Record) -> tuple[dict[str, Record], list[str]]:
+    """The shards a previous run completed with these settings (other settings are refused),
+    and the names of shards whose bytes no longer have their marker's sha256 (damaged since, or
+    recorded without one: they are encoded again). Checking reads every complete shard once,
+    at disk speed."""
     done: dict[str, Record] = {}
+    damaged: list[str] = []
     for marker in sorted(directory.glob(f"shard_*.npy{MARKER}")):
         try:
             record = json.loads(marker.read_bytes())
             previous, name, size = record["settings"], record["file"], record["npy_bytes"]
+            digest = record.get("sha256")  # absent: written by an older brahmic_pua
         except (ValueError, KeyError, TypeError):
             raise ValueError(f"{marker} is damaged: delete it to encode its shard again") from None
         if previous != settings:
@@ -253,8 +264,16 @@ def _finished(directory: Path, settings: Record) -> dict[str, Record]:
             )
         shard = directory / name
         if shard.is_file() and shard.stat().st_size == size:
-            done[name] = record
-    return done
+            if file_sha256(shard) == digest:
+                done[name] = record
+            else:
+                damaged.append(name)
+    return done, damaged
+
+
+def _listed(names: list[str], most: int = 3) -> str:
+    shown = ", ".join(names[:most])
+    return shown + (f" and {len(names) - most} more" if len(names) > most else "")
 
 
 def _difference(previous: Record, now: Record) -> str:
@@ -342,7 +361,7 @@ def _index(
     settings: Record,
     records: list[Record],
 ) -> Record:
-    keep = ("file", "tokens", "lines", "bytes", "inputs")
+    keep = ("file", "tokens", "lines", "bytes", "sha256", "inputs")
     codec = processor.codec
     return {
         "format": FORMAT,

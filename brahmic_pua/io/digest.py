@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 PREFIX = "sha256:"
@@ -25,3 +26,12 @@ def json_fingerprint(body: Mapping[str, Any]) -> str:
     the same document always hashes alike, however it was written."""
     canonical = json.dumps(body, sort_keys=True, ensure_ascii=True, separators=(",", ":"))
     return fingerprint(canonical.encode("ascii"))
+
+
+def file_sha256(path: str | Path, block: int = 1 << 20) -> str:
+    """The sha256 hex digest of a file's bytes, read in blocks (a shard can be gigabytes)."""
+    hasher = hashlib.sha256()
+    with open(path, "rb") as stream:
+        while chunk := stream.read(block):
+            hasher.update(chunk)
+    return hasher.hexdigest()
