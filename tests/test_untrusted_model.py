@@ -32,7 +32,7 @@ from brahmic_pua.model.manifest import (
     extract,
 )
 from brahmic_pua.model.proto import MANIFEST, model_pb2, parse_model
-from brahmic_pua.normalize.folding import MAX_FOLDING_RULES
+from brahmic_pua.normalize.folding import MAX_FOLDING_RULES, nepali_table
 
 Body = dict[str, Any]
 
@@ -267,3 +267,124 @@ def test_random_folding_tables_are_a_model_file_error_or_load(
         extract(_with_payload(model, _signed(body)), "x.model")
     except ModelFileError as error:
         assert "\n" not in str(error)
+
+
+# -- a re-signed manifest that its compiled rules contradict (model/rule_check.py) ------------
+
+
+@pytest.fixture(scope="module")
+def modes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
+    """A model of each normalization mode, on real Hindi text (Devanagari: the Nepali folds
+    and ZWJ apply), and one with stock's nmt_nfkc rules besides N."""
+    sample = resources.files("brahmic_pua.data").joinpath("hi.sample.txt")
+    folder = tmp_path_factory.mktemp("modes")
+    found = {}
+    for name, options in [
+        ("nfc", {"normalization": "nfc"}),
+        ("none", {"normalization": "none"}),
+        ("nepali-lm", {"normalization": "nepali-lm"}),
+        ("nepali-ocr", {"normalization": "nepali-ocr"}),
+        ("nmt_nfkc", {"normalization_rule_name": "nmt_nfkc"}),
+    ]:
+        prefix = folder / name
+        brahmic_pua.SentencePieceTrainer.train(
+            input=str(sample), model_prefix=str(prefix), vocab_size=1000, progress=False,
+            **options,
+        )  # fmt: skip
+        found[name] = Path(f"{prefix}.model").read_bytes()
+    return found
+
+
+def _load(data: bytes, tmp_path: Path, name: str = "m") -> brahmic_pua.SentencePieceProcessor:
+    path = tmp_path / f"{name}.model"
+    path.write_bytes(data)
+    return brahmic_pua.SentencePieceProcessor(model_file=str(path))
+
+
+def test_every_mode_loads_and_round_trips_to_its_n(
+    modes: dict[str, bytes], tmp_path: Path
+) -> None:
+    lines = resources.files("brahmic_pua.data").joinpath("hi.sample.txt").read_text("utf-8")
+    text = lines.splitlines()[:200] + ["सङ्ग दु:ख ।।", "क\u200dष", "e\u0301 \u0958"]
+    for mode, data in modes.items():
+        sp = _load(data, tmp_path, mode)
+        assert sp.manifest is not None
+        assert sp.manifest.user_rules == (mode == "nmt_nfkc")
+        if mode != "nmt_nfkc":
+            n = sp.manifest.normalizer
+            assert [sp.decode(ids) for ids in sp.encode(text)] == [n(line) for line in text]
+
+
+def test_a_manifest_without_half_its_codes_is_refused(model: bytes, tmp_path: Path) -> None:
+    """The denormalizer still maps the dropped codes: shown and decoded through the manifest,
+    those pieces would come out as Private Use codes."""
+    body = _body(model)
+    entries = body["codec"]["entries"]
+    body["codec"]["entries"] = entries[: len(entries) // 2]
+    with pytest.raises(ModelFileError, match=r"U\+[0-9A-F]{4} is missing from the manifest, "):
+        _load(_with_payload(model, _signed(body)), tmp_path)
+
+
+def test_a_manifest_with_a_code_the_rules_lack_is_refused(model: bytes, tmp_path: Path) -> None:
+    body = _body(model)
+    entries = body["codec"]["entries"]
+    unused = max(entry[0] for entry in entries) + 1
+    entries.append([unused, *entries[0][1:]])
+    entries[-1][1] = "ఀ"  # a cluster the table does not hold
+    message = rf"U\+{unused:04X} is 'ఀ' in the manifest, '\\U000{unused:05x}'|U\+{unused:04X} is"
+    with pytest.raises(ModelFileError, match=message):
+        _load(_with_payload(model, _signed(body)), tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("trained", "claimed", "said"),
+    [
+        ("nepali-lm", "nfc", "its rules make '\\u200d' ''"),
+        ("nfc", "nepali-lm", "normalization=nepali-lm with its folding table makes it"),
+        ("nfc", "none", "normalization=none makes it"),
+        ("none", "nfc", "normalization=nfc makes it"),
+        ("nepali-ocr", "nfc", "its rules make '।।' '॥'"),
+    ],
+)
+def test_a_manifest_that_claims_another_normalization_is_refused(
+    modes: dict[str, bytes], tmp_path: Path, trained: str, claimed: str, said: str
+) -> None:
+    """Relabelled and re-signed, the model would load and round-trip to another N than the
+    one it claims (nepali-lm's folds and ZWJ deletion are in its rules, whatever it says)."""
+    body = _body(modes[trained])
+    body["normalization"] = claimed
+    body.pop("folding", None)
+    if claimed == "nepali-lm":
+        table = nepali_table("lm")
+        rules = [list(rule) for rule in table.rules]
+        body["folding"] = {"rules": rules, "fingerprint": table.fingerprint}
+    with pytest.raises(ModelFileError, match=re.escape(said)) as raised:
+        _load(_with_payload(modes[trained], _signed(body)), tmp_path)
+    assert "manifest does not match the model's rules" in str(raised.value)
+
+
+def test_user_rules_must_be_true_when_given(model: bytes, tmp_path: Path) -> None:
+    body = _body(model)
+    body["user_rules"] = 1
+    with pytest.raises(ModelFileError, match=r"user_rules is 1, not true"):
+        _load(_with_payload(model, _signed(body)), tmp_path)
+
+
+def test_a_normalizer_writing_a_code_the_manifest_lacks_is_refused(
+    model: bytes, tmp_path: Path
+) -> None:
+    """Check 2 alone: the normalizer's rules (recompiled by spm's own compiler) write a code
+    neither the manifest nor the denormalizer has."""
+    from brahmic_pua.model.compile import compile_rules
+    from brahmic_pua.model.rules import rule_files
+
+    manifest = extract(model, "m")
+    assert manifest is not None
+    forward, backward = rule_files(manifest.codec, manifest.normalizer)
+    forward += "U+0041 U+0042\tU+F8FE\n"  # "AB" → a code no table entry has
+    normalize, denormalize = compile_rules(forward, backward, tmp_path)
+    message = parse_model(model)
+    message.normalizer_spec.precompiled_charsmap = normalize
+    message.denormalizer_spec.precompiled_charsmap = denormalize
+    with pytest.raises(ModelFileError, match=r"its normalizer writes U\+F8FE, a code the"):
+        _load(message.SerializeToString(), tmp_path)

@@ -21,7 +21,7 @@ A model file is untrusted input. The manifest's fingerprint is a hash of its own
 integrity check against damage and not a signature: anyone can edit a manifest and sign it
 again. So loading checks the payload's size, its JSON nesting and its schema (keys, types,
 ranges: :data:`SCHEMA`, and :func:`brahmic_pua.codec.table_file.check_document` for the codec),
-and that the codec is the one compiled into the model's denormalizer (:func:`_check_rules`);
+and that the compiled rules say what the manifest says (:mod:`brahmic_pua.model.rule_check`);
 every failure is one line of :class:`ModelFileError`, which the CLI prints as it is.
 
 The bytes are the same as the hand-written encoder's: the model as protobuf serializes it, then
@@ -37,12 +37,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-import sentencepiece as stock
-
 from brahmic_pua.codec import PUACodec
 from brahmic_pua.codec.table_file import check_document, shown
 from brahmic_pua.io.digest import json_fingerprint
 from brahmic_pua.model.proto import MANIFEST, MANIFEST_FIELD, model_pb2
+from brahmic_pua.model.rule_check import RuleError, check_rules
 from brahmic_pua.normalize import Normalizer, check_mode, normalizer
 from brahmic_pua.normalize.folding import (
     MAX_FOLDING_RULES,
@@ -75,6 +74,10 @@ class Manifest:
     codec: PUACodec
     normalization: str
     folding: FoldingTable = NO_FOLDING
+    #: Whether the model's normalizer holds a user's rules besides N's (``normalizer=``,
+    #: ``normalization_rule_tsv=``, an NFKC rule name): text they rewrite decodes rewritten, so
+    #: the round trip to N is not claimed where they apply, and loading does not check it.
+    user_rules: bool = False
 
     @property
     def normalizer(self) -> Normalizer:
@@ -96,6 +99,8 @@ class Manifest:
             "normalization": self.normalization,
             "codec": self.codec.to_dict(),
         }
+        if self.user_rules:
+            body["user_rules"] = True
         if self.folding.rules:
             body["folding"] = {
                 "rules": [list(rule) for rule in self.folding.rules],
@@ -138,7 +143,7 @@ class Manifest:
             normalizer(mode, folding)
         except ValueError as error:
             raise _damaged(source, str(error)) from None
-        return cls(codec, mode, folding)
+        return cls(codec, mode, folding, body.get("user_rules", False))
 
 
 #: The manifest's schema, as :func:`_checked` enforces it (the codec's is
@@ -152,10 +157,11 @@ SCHEMA: Final[dict[str, str]] = {
         f"optional: {{'rules': at most {MAX_FOLDING_RULES} [pattern, replacement] pairs of "
         f"strings of at most {MAX_FOLDING_TEXT} code points, 'fingerprint': a string}}"
     ),
+    "user_rules": "optional: true when the normalizer holds a user's rules besides N's",
     "fingerprint": "json_fingerprint of the rest",
 }
 _REQUIRED = frozenset({"format", "format_version", "normalization", "codec"})
-_OPTIONAL = frozenset({"folding"})
+_OPTIONAL = frozenset({"folding", "user_rules"})
 
 
 def _damaged(source: str, reason: str) -> ModelFileError:
@@ -176,6 +182,8 @@ def _checked(body: dict[str, Any]) -> tuple[str, FoldingTable, PUACodec]:
     if not isinstance(mode, str) or len(mode) > 40:
         raise ValueError(f"normalization is {shown(mode)}, not a mode's name")
     check_mode(mode)
+    if body.get("user_rules", False) is not True and "user_rules" in body:
+        raise ValueError(f"user_rules is {shown(body['user_rules'])}, not true")
     folding = _folding(body.get("folding"))
     try:
         codec = PUACodec(check_document(body["codec"]))
@@ -323,40 +331,11 @@ def read(model: bytes, source: str) -> tuple[Any, Manifest | None]:
 
 
 def _check_rules(message: Any, manifest: Manifest, source: str) -> None:
-    """Refuse a manifest whose table is not the one compiled into the model's denormalizer.
-
-    A re-signed manifest with two clusters swapped loads otherwise: ids come from the model's
-    rules and are right, but every piece is shown (and decoded by the fast path) through the
-    manifest's table, so two pieces show each other's text. The denormalizer maps every code
-    to its cluster (see :mod:`brahmic_pua.model.decoding`) and a code has no longer rule, so one
-    pass of stock's normalizer with those rules over all the table's codes, run together, must
-    give their clusters run together: linear in the table, one C call.
-
-    Not checked: a model without denormalizer rules (a manifest embedded in a plain spm model
-    by hand; stock decodes its codes as themselves), and the forward rules, which also carry
-    every other spelling of each cluster under N, so they are no one-to-one table to compare.
-    """
-    spec = message.denormalizer_spec
-    if not spec.precompiled_charsmap:
-        return
-    rules = model_pb2.NormalizerSpec()
-    rules.CopyFrom(spec)
-    rules.add_dummy_prefix = rules.remove_extra_whitespaces = rules.escape_whitespaces = False
+    """Refuse a manifest that its model's compiled rules contradict, in one line
+    (:mod:`brahmic_pua.model.rule_check` says what is compared, and why that is enough)."""
     try:
-        normalizer = stock.SentencePieceNormalizer(normalizer_spec=rules.SerializeToString())
-    except (RuntimeError, OSError) as error:
-        reason = " ".join(str(error).split())
-        raise ModelFileError(f"{source}: not a SentencePiece model ({reason})") from None
-    pairs = manifest.codec.code_pairs()
-    probe = "".join(code for code, _ in pairs)
-    if normalizer.Normalize(probe) == "".join(cluster for _, cluster in pairs):
-        return
-    wrong = next(((c, s, r) for c, s in pairs if (r := normalizer.Normalize(c)) != s), None)
-    where = ""
-    if wrong is not None:
-        code, cluster, rule = wrong
-        where = (
-            f": U+{ord(code):04X} is {shown(cluster)} in the manifest, {shown(rule)} in the "
-            "denormalizer"
-        )
-    raise ModelFileError(f"{source}: manifest does not match the model's rules{where}; {_REBUILD}")
+        check_rules(message, manifest.codec, manifest.normalizer, manifest.user_rules)
+    except RuleError as error:
+        raise ModelFileError(
+            f"{source}: manifest does not match the model's rules: {error}; {_REBUILD}"
+        ) from None

@@ -314,7 +314,8 @@ def _train(
                 theta_per_million=options.theta_per_million,
             )  # fmt: skip
         shown.start("writing the model")
-        data = embed(model.SerializeToString(), Manifest(codec, n.mode, n.folding))
+        manifest = Manifest(codec, n.mode, n.folding, user_rules=bool(user_rules))
+        data = embed(model.SerializeToString(), manifest)
         model_file, vocab_file = _write(options, prefix, data, model, codec)
     report = TrainReport(
         model_file, vocab_file, stats.lines, len(codec), alphabet, limit, too_long,
