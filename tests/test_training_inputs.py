@@ -190,6 +190,10 @@ def test_sampled_training_is_reproducible(tmp_path: Path) -> None:
         ({"byte_fallback": False, "vocab_size": 3000}, "byte_fallback=False turns off guarantee 1"),
         ({"remove_extra_whitespaces": True}, "remove_extra_whitespaces=True turns off guarantee 1"),
         ({"model_type": "word", "vocab_size": 4000}, "model_type=word turns off guarantee 1"),
+        (
+            {"treat_whitespace_as_suffix": True},
+            "treat_whitespace_as_suffix=True turns off guarantee 1",
+        ),
     ],
 )
 def test_weakening_options_say_which_guarantee(

@@ -77,6 +77,12 @@ def weakened_guarantees(options: Mapping[str, Any]) -> list[str]:
             f"remove_extra_whitespaces=True turns off {ROUND_TRIP}: runs of spaces collapse "
             "and leading and trailing spaces are dropped"
         )
+    if options.get("treat_whitespace_as_suffix", False):
+        found.append(
+            f"treat_whitespace_as_suffix=True turns off {ROUND_TRIP}: the ▁ spm adds to mark "
+            "a word goes at its end, so every text decodes with a trailing space ('ড' → 'ড '), "
+            "as in stock sentencepiece"
+        )
     if options.get("model_type") == "word":
         found.append(
             f"model_type=word turns off {ROUND_TRIP}: a word without a piece is spelled in "
