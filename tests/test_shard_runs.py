@@ -16,6 +16,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import pytest
+from conftest import default_sigint
 
 import brahmic_pua
 from brahmic_pua.integrations.shards import LOCK, encode_corpus
@@ -76,6 +77,7 @@ def started(model: Path, corpus: Path, out: Path, *extra: str) -> Iterator[subpr
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        preexec_fn=default_sigint,
     )
     try:
         yield run
@@ -222,6 +224,43 @@ def test_workers_die_with_a_killed_run_and_it_resumes(
     assert (out / LOCK).exists()  # left by the killed run, no longer locked
     encode_corpus(model, [str(corpus)], out, shard_lines=LINES)
     assert files_of(out) == reference
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("when", ["workers starting", "workers encoding"])
+@pytest.mark.parametrize(
+    ("signum", "group", "status", "said"),
+    [(signal.SIGINT, True, 130, ["Error: interrupted"]), (signal.SIGTERM, False, 143, [])],
+    ids=["ctrl-c", "sigterm"],
+)
+def test_a_signal_to_a_run_with_workers_prints_only_the_run_line(
+    model: Path, corpus: Path, tmp_path: Path, when: str, signum: int, group: bool, status: int,
+    said: list[str],
+) -> None:  # fmt: skip
+    """Ctrl-C reaches the whole process group, workers included; SIGTERM the run alone. Either
+    way stderr holds the run's line only: no worker's KeyboardInterrupt, no unpickling or
+    semaphore error of a worker still starting, no leaked-semaphore warning."""
+    out = tmp_path / "out"
+    with started(model, corpus, out, "--workers", "3") as run:
+        if when == "workers starting":
+            wait_for(
+                lambda: (
+                    run.poll() is not None
+                    or any("spawn_main" in c for c in children_of(run.pid).values())
+                ),
+                "a worker to start",
+            )
+        else:
+            running(run, out, "shard_00000.npy.COMPLETE")
+        assert run.poll() is None, "the run ended before it was signalled"
+        children = children_of(run.pid)
+        (os.killpg if group else os.kill)(run.pid, signum)
+        code, errors = finished(run)
+        assert (code, [line for line in errors.splitlines() if line.strip()]) == (status, said)
+        deadline = time.monotonic() + 5  # the resource tracker ends as the run's pipe closes
+        while any(map(alive, children)) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not {pid: command for pid, command in children.items() if alive(pid)}
 
 
 # -- a failed run leaves no directory it made --------------------------------------------------

@@ -301,11 +301,9 @@ def _load(data: bytes, tmp_path: Path, name: str = "m") -> brahmic_pua.SentenceP
     return brahmic_pua.SentencePieceProcessor(model_file=str(path))
 
 
-def test_every_mode_loads_and_round_trips_to_its_n(
-    modes: dict[str, bytes], tmp_path: Path
-) -> None:
+def test_every_mode_loads_and_round_trips_to_its_n(modes: dict[str, bytes], tmp_path: Path) -> None:
     lines = resources.files("brahmic_pua.data").joinpath("hi.sample.txt").read_text("utf-8")
-    text = lines.splitlines()[:200] + ["सङ्ग दु:ख ।।", "क\u200dष", "e\u0301 \u0958"]
+    text = [*lines.splitlines()[:200], "सङ्ग दु:ख ।।", "क\u200dष", "e\u0301 \u0958"]
     for mode, data in modes.items():
         sp = _load(data, tmp_path, mode)
         assert sp.manifest is not None

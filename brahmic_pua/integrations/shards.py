@@ -40,11 +40,12 @@ from brahmic_pua.io.lines import Span, expand_inputs, plan_spans
 from brahmic_pua.io.lock import Held, exclusive
 from brahmic_pua.io.npy import DTYPES, HEADER_BYTES, dtype_for
 from brahmic_pua.io.progress import Progress
-from brahmic_pua.io.workers import exit_with_parent
+from brahmic_pua.io.workers import exit_with_parent, kill_workers, sigint_ignored_by_children
 from brahmic_pua.model.manifest import ModelFileError
 from brahmic_pua.model.model_file import read_model_file
 from brahmic_pua.runtime.processor import SentencePieceProcessor
 from brahmic_pua.trainer.engine import ENGINES
+from brahmic_pua.trainer.signals import signals_deferred
 
 FORMAT = "brahmic_pua.shards/1"
 DEFAULT_SHARD_BYTES = 32 << 20
@@ -303,16 +304,23 @@ def _encode_in_worker(job: ShardJob) -> Record:
 def _encode_in_processes(
     model: bytes, jobs: list[ShardJob], workers: int, done: Callable[[Record], None]
 ) -> None:
-    """Shards on a local process pool (spawned: the parent may hold spm threads)."""
+    """Shards on a local process pool (spawned: the parent may hold spm threads). The workers
+    are started with SIGINT ignored and signals held back (a start interrupted halfway leaves
+    processes nothing tracks), and are killed at once when a shard fails or the run is
+    interrupted: a Ctrl-C or SIGTERM prints the run's one line, not each worker's traceback."""
     pool = ProcessPoolExecutor(
         min(workers, len(jobs)), get_context("spawn"), _load_worker, (model, os.getpid())
     )
     try:
-        pending: set[Future[Record]] = {pool.submit(_encode_in_worker, job) for job in jobs}
+        with signals_deferred(), sigint_ignored_by_children():  # spawned at these submits
+            pending: set[Future[Record]] = {pool.submit(_encode_in_worker, job) for job in jobs}
         while pending:
             finished, pending = wait(pending, return_when=FIRST_EXCEPTION)
             for future in finished:
                 done(future.result())
+    except BaseException:
+        kill_workers(pool)
+        raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from brahmic_pua.io.lines import Span, batched, plan_spans, read_lines
 from brahmic_pua.io.progress import Progress
+from brahmic_pua.io.workers import kill_workers
 from brahmic_pua.normalize import Normalizer
 from brahmic_pua.segment.counting import CorpusCounts, count_batches
 from brahmic_pua.trainer.corpus import CorpusStats, spm_line_text, text_writer
@@ -96,12 +97,7 @@ def count_in_processes(
                 jobs.append(pool.submit(count_spans, group, normalize, policy, part()))
         return reduce_in_order((job.result() for job in jobs), files, progress)
     except BaseException:
-        # The workers are killed, not their futures cancelled: the pool's manager thread then
-        # fails every pending future, where a cancelled one would make it raise
-        # InvalidStateError in its thread (a traceback on a SIGTERM during the scan).
-        # (Python 3.14 has pool.terminate_workers(); until then its table of processes)
-        for process in list((pool._processes or {}).values()):
-            process.kill()
+        kill_workers(pool)  # not their futures cancelled: see kill_workers
         raise
     finally:
         pool.shutdown()
