@@ -248,6 +248,22 @@ def test_long_lines_and_block_lines_are_not_dropped(tmp_path: Path) -> None:
     assert not any(sp.is_byte(i) for i in sp.encode("ఙ్ఞూ"))
 
 
+def test_a_line_beyond_the_default_limit_is_skipped_and_said(tmp_path: Path) -> None:
+    """max_sentence_length grows to fit long lines, up to 65,536 bytes: a line past that (a run
+    of 40,000 nukta-virama pairs, 240 KB) is skipped as stock skips lines past 4,192 bytes,
+    where sizing spm to it made a 1.8 MB line train 48 s and fail (std::isfinite(score))."""
+    bomb = "क" + "\u093c\u094d" * 40_000
+    lines = [*sample("hi"), bomb]
+    report = train_model(
+        sentence_iterator=iter(lines), model_prefix=str(tmp_path / "m"), vocab_size=1500
+    )
+    assert report.max_sentence_length == 1 << 16 < len(bomb.encode())
+    assert report.lines_too_long == 1
+    assert "1 lines longer than max_sentence_length=65536 bytes were skipped" in report.summary()
+    sp = spm.SentencePieceProcessor(model_file=report.model_file)
+    assert sp.decode(sp.encode(bomb)) == unicodedata.normalize("NFC", bomb)
+
+
 def test_string_form_and_spm_spelling(tmp_path: Path) -> None:
     prefix = tmp_path / "s"
     spm.SentencePieceTrainer.train(

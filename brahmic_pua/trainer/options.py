@@ -5,7 +5,8 @@ NFC applied by us; spm's own normalization replaced by the compiled codec rules;
 ``remove_extra_whitespaces=False`` (spm would collapse spaces); ``byte_fallback=True`` (no
 ⁇ for unseen characters, and orphan pieces are spelled in bytes); ``split_digits=True``;
 ``character_coverage`` planned from the corpus and the vocabulary size;
-``max_sentence_length`` sized to the longest line; spm's log quiet (``minloglevel=2``);
+``max_sentence_length`` sized to the longest line (up to 65,536 bytes); spm's log quiet
+(``minloglevel=2``);
 ``complete_word_starts=True`` (Unigram: little-used pieces swapped for the "▁" + piece word
 starts that PUA training loses, see trainer/word_starts.py; off with a ``pretokenizer``, whose
 splits such a piece could cross).

@@ -63,6 +63,11 @@ from brahmic_pua.trainer.signals import temporary_folder, terminated_cleanly
 from brahmic_pua.trainer.word_starts import complete_word_starts
 
 DEFAULT_MAX_SENTENCE_LENGTH = 4192
+#: The most the default ``max_sentence_length`` grows to fit a corpus's longest line. spm holds
+#: a sentence whole while it trains: one line of 1.8 MB (a run of marks) took 48 s, then failed
+#: (``std::isfinite(score)``), where stock skips every line over 4,192 bytes. Longer lines are
+#: skipped, and the report says how many.
+MAX_DEFAULT_SENTENCE_LENGTH = 1 << 16
 SPM_NUM_THREADS = 16  # spm's default
 
 
@@ -95,7 +100,8 @@ class TrainReport:
         if self.lines_too_long:
             parts.append(
                 f"{self.lines_too_long:,} lines longer than max_sentence_length="
-                f"{self.max_sentence_length} bytes were skipped by SentencePiece"
+                f"{self.max_sentence_length} bytes were skipped by SentencePiece (a larger "
+                "max_sentence_length keeps them)"
             )
         if self.lines_with_block:
             parts.append(
@@ -256,7 +262,9 @@ def _train(
     # spm measures lines in bytes; a cluster's code may take 4 bytes where its text took 3.
     needed = stats.longest_line_bytes * 4 // 3 + 16
     if "max_sentence_length" not in opts:
-        opts["max_sentence_length"] = max(DEFAULT_MAX_SENTENCE_LENGTH, needed)
+        opts["max_sentence_length"] = max(
+            DEFAULT_MAX_SENTENCE_LENGTH, min(needed, MAX_DEFAULT_SENTENCE_LENGTH)
+        )
     limit = int(opts["max_sentence_length"])
     prefix = str(opts.pop("model_prefix", ""))
     user_rules = options.normalizer_choice.rules
