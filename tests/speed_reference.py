@@ -11,7 +11,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Iterator
 from functools import cache
-from itertools import combinations_with_replacement, pairwise, permutations
+from itertools import combinations_with_replacement, pairwise, permutations, product
 
 from brahmic_pua.codec import PUACodec, cluster_script
 from brahmic_pua.model import rules as fast_rules
@@ -214,15 +214,20 @@ def followed_by_marks(clusters: list[str]) -> list[str]:
 
 def mark_runs(clusters: list[str]) -> list[str]:
     """NFC of every run of one to ``MARK_RUN`` marks with a combining class of each script of
-    ``clusters`` (each multiset once), and of those shorter than ``MARK_RUN`` after a vowel sign
-    whose decomposition ends with such a mark."""
+    ``clusters`` (every order up to ``ORDERED_RUN`` marks, each multiset once beyond), and of
+    those shorter than ``MARK_RUN`` after a vowel sign whose decomposition ends with such a
+    mark."""
     scripts = sorted({script for script in map(cluster_script, clusters) if script is not None})
     runs: dict[str, None] = {}
     for script in scripts:
         marks = [mark for mark in reordering_marks(script) if unicodedata.combining(mark)]
         signs = [ch for ch in _script_characters()[script] if _decomposing_sign(ch)]
         for size in range(1, fast_rules.MARK_RUN + 1):
-            for run in combinations_with_replacement(marks, size):
+            if size <= fast_rules.ORDERED_RUN:
+                found = list(product(marks, repeat=size))
+            else:
+                found = list(combinations_with_replacement(marks, size))
+            for run in found:
                 for sign in ["", *signs] if size < fast_rules.MARK_RUN else [""]:
                     if size > 1 or sign:
                         runs[unicodedata.normalize("NFC", sign + "".join(run))] = None
