@@ -191,9 +191,8 @@ def load_model(path: str) -> SentencePieceProcessor:
     """The model, or one line naming the file and what is wrong with it."""
     try:
         return SentencePieceProcessor(model_file=path)
-    except (ValueError, OSError, RuntimeError) as error:
-        message = one_line(error)
-        raise click.ClickException(message if path in message else f"{path}: {message}") from None
+    except ModelFileError as error:  # each names the file (brahmic_pua.model.loader)
+        raise click.ClickException(one_line(error)) from None
 
 
 def is_model(path: str) -> bool:

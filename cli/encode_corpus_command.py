@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import click
 
-from brahmic_pua import ModelFileError
 from brahmic_pua.integrations.shards import DEFAULT_SHARD_BYTES, encode_corpus
 from brahmic_pua.trainer.engine import ENGINES
 from brahmic_pua.trainer.ray_count import import_ray
 
-from .common import MODEL, SETTINGS, Choice, load_model
+from .common import MODEL, SETTINGS, Choice
 
 
 @click.command("encode-corpus", context_settings=SETTINGS)
@@ -47,16 +46,10 @@ def encode_corpus_command(
         raise click.UsageError("give --shard_bytes or --shard_lines, not both")
     if engine == "ray":  # before anything is created: no empty output directory without Ray
         import_ray()
-    try:
-        index = encode_corpus(
-            model_path, inputs, output, shard_bytes=shard_bytes, shard_lines=shard_lines,
-            engine=engine, workers=workers, ray_address=ray_address, progress=not quiet,
-        )  # fmt: skip
-    except ModelFileError:
-        # The model is read as bytes there; loaded by its path, its error can say what the
-        # file is instead (a .vocab, JSON) and name the .model beside it.
-        load_model(model_path)
-        raise
+    index = encode_corpus(
+        model_path, inputs, output, shard_bytes=shard_bytes, shard_lines=shard_lines,
+        engine=engine, workers=workers, ray_address=ray_address, progress=not quiet,
+    )  # fmt: skip
     click.echo(
         f"wrote {len(index['shards'])} shards, {index['tokens']:,} tokens "
         f"({index['dtype']}) of {index['lines']:,} lines to {output}",

@@ -44,7 +44,7 @@ from typing import Any, TypeVar
 from brahmic_pua.evaluation import metrics
 from brahmic_pua.evaluation.evaluate import text_metrics
 from brahmic_pua.evaluation.report import grid, labels_of, table
-from brahmic_pua.model.manifest import ModelFileError
+from brahmic_pua.model.manifest import NotAModelError
 from brahmic_pua.model.script_ids import (
     FMT,
     MIXED,
@@ -361,9 +361,7 @@ def load(path: str | Path) -> Audited:
         return HFTokenizer(path)
     try:
         return SentencePieceProcessor(model_file=path)
-    except ModelFileError as error:
-        if "not a SentencePiece model" not in str(error):
-            raise  # a brahmic_pua model with a damaged manifest: its own message says what to do
+    except NotAModelError:  # a damaged manifest's own message says what to do: it stays
         raise ValueError(
             f"{path} is neither a SentencePiece .model nor a Hugging Face tokenizer.json"
         ) from None

@@ -37,15 +37,14 @@ from dataclasses import dataclass
 from itertools import accumulate
 from typing import Any
 
-import sentencepiece as stock
-
 from brahmic_pua.evaluation.metrics import (
     fertility,
     orphan_mark_ids,
     orphan_marks_per_1000,
     total_tokens,
 )
-from brahmic_pua.model.manifest import ModelFileError, extract
+from brahmic_pua.model.loader import load_model
+from brahmic_pua.model.manifest import ModelFileError
 from brahmic_pua.model.pieces import (
     NORMAL,
     SPACE,
@@ -69,18 +68,13 @@ Cost = tuple[int, int, float]
 def load_plain(data: bytes, source: str = "model") -> Any:
     """Stock sentencepiece's processor for a plain model; a one-line :class:`ModelFileError`
     for anything else (not a model; a brahmic_pua model, whose pieces never split a cluster)."""
-    if extract(data, source) is not None:
+    loaded = load_model(data, source)
+    if loaded.manifest is not None:
         raise ModelFileError(
             f"{source} is a brahmic_pua model: its pieces already start at cluster boundaries, "
             "so there is nothing to repair; give the plain sentencepiece model to repair"
         )
-    try:
-        processor = stock.SentencePieceProcessor(model_proto=data)
-    except RuntimeError:
-        raise ModelFileError(f"{source}: not a SentencePiece model (spm cannot load it)") from None
-    if not processor.get_piece_size():
-        raise ModelFileError(f"{source}: not a SentencePiece model (it has no pieces)")
-    return processor
+    return loaded.processor
 
 
 class IdRepair:

@@ -41,7 +41,6 @@ from brahmic_pua.io.lock import Held, exclusive
 from brahmic_pua.io.npy import DTYPES, HEADER_BYTES, dtype_for
 from brahmic_pua.io.progress import Progress
 from brahmic_pua.io.workers import exit_with_parent, kill_workers, sigint_ignored_by_children
-from brahmic_pua.model.manifest import ModelFileError
 from brahmic_pua.model.model_file import read_model_file
 from brahmic_pua.runtime.processor import SentencePieceProcessor
 from brahmic_pua.trainer.engine import ENGINES
@@ -89,11 +88,8 @@ def encode_corpus(
         shard_bytes = DEFAULT_SHARD_BYTES
     # Absolute paths: Ray workers may run elsewhere, and the index says where each line was.
     files = [os.path.abspath(name) for name in expand_inputs(inputs)]
-    data = _read_model(model)
-    try:
-        processor = SentencePieceProcessor(model_proto=data)
-    except ModelFileError as error:  # it names "model_proto"; the user gave a file
-        raise ModelFileError(f"{model}: {str(error).removeprefix('model_proto: ')}") from None
+    data = read_model_file(model)
+    processor = SentencePieceProcessor.from_proto(data, source=str(model))
     eos = processor.eos_id()
     if eos < 0:
         raise ValueError(
@@ -170,10 +166,6 @@ def _write(
     index = _index(model, processor, settings, shown.records(jobs))
     write_atomic(directory / INDEX, json.dumps(index, ensure_ascii=False, indent=1).encode())
     return index
-
-
-def _read_model(model: str | Path) -> bytes:
-    return read_model_file(model)
 
 
 def _settings(

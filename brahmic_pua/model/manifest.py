@@ -66,7 +66,22 @@ _UnknownFieldSet: Any = importlib.import_module("google.protobuf.unknown_fields"
 
 
 class ModelFileError(ValueError):
-    """A model file that cannot be read, or whose brahmic_pua manifest is damaged."""
+    """A model file that cannot be read, or whose brahmic_pua manifest is damaged. Callers that
+    must tell the cases apart catch a subclass, never test the message."""
+
+
+class ModelReadError(ModelFileError):
+    """The model file cannot be read (missing, a folder, no permission)."""
+
+
+class NotAModelError(ModelFileError):
+    """The bytes are no SentencePiece model (text, protobuf of another message, too large, or
+    refused by spm's loader)."""
+
+
+class ManifestError(ModelFileError):
+    """A SentencePiece model whose brahmic_pua manifest is damaged, of another format, or
+    contradicted by the model's compiled rules."""
 
 
 @dataclass(frozen=True)
@@ -128,7 +143,7 @@ class Manifest:
         fingerprint = body.pop("fingerprint")
         form, version = body.get("format"), body.get("format_version")
         if form != FORMAT or type(version) is not int or version != FORMAT_VERSION:
-            raise ModelFileError(
+            raise ManifestError(
                 f"{source}: manifest format {shown(form)} version {shown(version)}, this "
                 f"brahmic_pua reads {FORMAT} version {FORMAT_VERSION}; {_REBUILD}"
             )
@@ -137,7 +152,7 @@ class Manifest:
         except (RecursionError, ValueError):  # nesting json.loads took but json.dumps refuses
             raise _damaged(source, "JSON nested too deeply") from None
         if not signed:
-            raise ModelFileError(f"{source}: manifest does not match its fingerprint; {_REBUILD}")
+            raise ManifestError(f"{source}: manifest does not match its fingerprint; {_REBUILD}")
         try:
             mode, folding, codec = _checked(body)
             normalizer(mode, folding)
@@ -164,8 +179,8 @@ _REQUIRED = frozenset({"format", "format_version", "normalization", "codec"})
 _OPTIONAL = frozenset({"folding", "user_rules"})
 
 
-def _damaged(source: str, reason: str) -> ModelFileError:
-    return ModelFileError(f"{source}: damaged brahmic_pua manifest ({reason}); {_REBUILD}")
+def _damaged(source: str, reason: str) -> ManifestError:
+    return ManifestError(f"{source}: damaged brahmic_pua manifest ({reason}); {_REBUILD}")
 
 
 def _checked(body: dict[str, Any]) -> tuple[str, FoldingTable, PUACodec]:
@@ -240,7 +255,7 @@ def _parse(data: bytes, source: str) -> Any:
         raise _not_a_model(data, source, reason) from None
     for field in _UnknownFieldSet(model):
         if field.field_number == FIELD_NUMBER:
-            raise ModelFileError(
+            raise ManifestError(
                 f"{source}: damaged brahmic_pua manifest (field {FIELD_NUMBER} has wire type "
                 f"{field.wire_type}, not 2, length-delimited); {_REBUILD}"
             )
@@ -251,7 +266,7 @@ def _parse(data: bytes, source: str) -> Any:
 _MIX_UPS = {".vocab": "a .vocab file (a model's pieces as text)", ".json": "a JSON file"}
 
 
-def _not_a_model(data: bytes, source: str, reason: str) -> ModelFileError:
+def _not_a_model(data: bytes, source: str, reason: str) -> NotAModelError:
     """The one line for bytes that are no ModelProto. A text file (a .vocab, a JSON file, a
     corpus: the usual mix-ups, which protobuf reports as a bad wire type) is named as such,
     with the ``.model`` beside it when there is one."""
@@ -261,8 +276,8 @@ def _not_a_model(data: bytes, source: str, reason: str) -> ModelFileError:
     beside = model_beside(source)
     fix = f"use {beside}, beside it" if beside else "give the .model file that training wrote"
     if kind is None:
-        return ModelFileError(f"{source}: not a SentencePiece model ({reason}); {fix}")
-    return ModelFileError(f"{source}: not a SentencePiece model: {kind}, not a .model file; {fix}")
+        return NotAModelError(f"{source}: not a SentencePiece model ({reason}); {fix}")
+    return NotAModelError(f"{source}: not a SentencePiece model: {kind}, not a .model file; {fix}")
 
 
 def _text_head(data: bytes) -> str:
@@ -336,6 +351,6 @@ def _check_rules(message: Any, manifest: Manifest, source: str) -> None:
     try:
         check_rules(message, manifest.codec, manifest.normalizer, manifest.user_rules)
     except RuleError as error:
-        raise ModelFileError(
+        raise ManifestError(
             f"{source}: manifest does not match the model's rules: {error}; {_REBUILD}"
         ) from None

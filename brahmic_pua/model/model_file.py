@@ -25,7 +25,7 @@ import stat
 from pathlib import Path
 from typing import Final
 
-from brahmic_pua.model.manifest import ModelFileError, _not_a_model, _text_head
+from brahmic_pua.model.manifest import ModelReadError, NotAModelError, _not_a_model, _text_head
 
 #: The largest model file read: protobuf parses no message of 2 GiB or more (its sizes are
 #: 32-bit signed), so a larger file could never load; the biggest real models are far smaller
@@ -58,12 +58,12 @@ def read_model_file(path: str | Path) -> bytes:
                     raise _too_large(name, f"over {total:,} bytes and not at its end")
                 chunks.append(chunk)
     except OSError as error:
-        raise ModelFileError(f"cannot read model {name}: {error.strerror}") from None
+        raise ModelReadError(f"cannot read model {name}: {error.strerror}") from None
     return b"".join(chunks)
 
 
-def _too_large(name: str, size: str) -> ModelFileError:
-    return ModelFileError(
+def _too_large(name: str, size: str) -> NotAModelError:
+    return NotAModelError(
         f"{name}: not a SentencePiece model: {size}, more than the {MAX_MODEL_BYTES:,} bytes "
         f"protobuf parses at most; {_FIX}"
     )

@@ -48,13 +48,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-import sentencepiece as stock
-
 from brahmic_pua.codec import PUACodec
 from brahmic_pua.codec.layout import is_private_use
-from brahmic_pua.model.manifest import ModelFileError, embed, extract
+from brahmic_pua.model.loader import load_model
+from brahmic_pua.model.manifest import embed
 from brahmic_pua.model.pieces import SPACE, display, mark_start_ids, starts_with_mark
-from brahmic_pua.model.proto import NORMAL, UNUSED, parse_model
+from brahmic_pua.model.proto import NORMAL, UNUSED
 from brahmic_pua.nepbpe.seeds import Seeds, units
 from brahmic_pua.normalize import normalizer
 from brahmic_pua.orthography.classify import unicode_script
@@ -350,14 +349,8 @@ def apply_filters(
 ) -> tuple[bytes, FilterReport]:
     """A serialized model (brahmic_pua or plain spm) with the named filters applied, and the
     report. The manifest is kept; so is every id. See :func:`filter_model`."""
-    manifest = extract(data, source)
-    try:
-        stock.SentencePieceProcessor(model_proto=data)
-    except RuntimeError:
-        raise ModelFileError(f"{source}: not a SentencePiece model (spm cannot load it)") from None
-    model = parse_model(data)
-    if not len(model.pieces):
-        raise ModelFileError(f"{source}: not a SentencePiece model (it has no pieces)")
+    loaded = load_model(data, source)
+    manifest, model = loaded.manifest, loaded.message
     report = filter_model(
         model,
         names,

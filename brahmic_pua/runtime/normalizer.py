@@ -22,7 +22,7 @@ from typing import Any
 
 import sentencepiece as stock
 
-from brahmic_pua.model.manifest import Manifest, ModelFileError, extract
+from brahmic_pua.model.manifest import Manifest, NotAModelError, extract
 from brahmic_pua.model.model_file import read_model_file
 from brahmic_pua.model.proto import parse_model
 from brahmic_pua.runtime.offsets import Source, text_of
@@ -73,7 +73,8 @@ class SentencePieceNormalizer:
                     remove_extra_whitespaces=remove_extra_whitespaces,
                 )  # fmt: skip
             except (RuntimeError, OSError) as error:
-                raise ModelFileError(f"{source}: not a SentencePiece model ({error})") from None
+                reason = " ".join(str(error).split())
+                raise NotAModelError(f"{source}: not a SentencePiece model ({reason})") from None
         else:  # stock's other sources, and its ValueError when none is given
             self._normalizer = stock.SentencePieceNormalizer(
                 normalizer_spec=normalizer_spec, rule_tsv=rule_tsv, rule_name=rule_name,

@@ -24,7 +24,8 @@ import sentencepiece as stock
 
 from brahmic_pua.codec import PUACodec
 from brahmic_pua.model.decoding import PlainDecoder
-from brahmic_pua.model.manifest import Manifest, ModelFileError, read
+from brahmic_pua.model.loader import load_model
+from brahmic_pua.model.manifest import Manifest, ModelFileError
 from brahmic_pua.model.model_file import read_model_file
 from brahmic_pua.model.pieces import display, display_vocabulary, model_text
 from brahmic_pua.model.proto import model_type, parse_model
@@ -216,23 +217,6 @@ def _out_of_range(id: int, size: int) -> str:
     return f"piece id {id} is out of range: this model's ids are 0..{size - 1}"
 
 
-def _pieces(message: Any, source: str) -> list[str]:
-    """Every piece as text, by id. A piece that is not UTF-8 (a damaged or hand-edited file:
-    spm's trainer never writes one) is one error naming the file and the id, before stock spm
-    sees it, instead of a ``UnicodeDecodeError`` from stock's loader or from whatever first
-    shows that piece."""
-    pieces = [piece.piece for piece in message.pieces]
-    for i, piece in enumerate(pieces):
-        if isinstance(piece, bytes):  # protobuf gives a proto2 string that is not UTF-8 as bytes
-            try:
-                piece.decode("utf-8")
-            except UnicodeDecodeError as error:
-                raise ModelFileError(
-                    f"{source}: piece {i} is not UTF-8 ({error.reason}): the file is damaged"
-                ) from None
-    return pieces
-
-
 class SentencePieceProcessor:
     """Load with ``SentencePieceProcessor(model_file=...)`` or ``model_proto=...``; the other
     keywords are defaults for every encode call (plain, sampled, n-best), as in sentencepiece.
@@ -301,10 +285,13 @@ class SentencePieceProcessor:
         return processor
 
     @classmethod
-    def from_proto(cls, model_proto: bytes, **options: Any) -> SentencePieceProcessor:
-        """A processor with ``options`` as its defaults, loaded from a serialized model."""
+    def from_proto(
+        cls, model_proto: bytes, *, source: str = "model_proto", **options: Any
+    ) -> SentencePieceProcessor:
+        """A processor with ``options`` as its defaults, loaded from a serialized model.
+        ``source``: what an error calls the model (the file the bytes were read from)."""
         processor = cls(**cls._without_model(options))
-        processor.load_from_serialized_proto(model_proto)
+        processor.load_from_serialized_proto(model_proto, source=source)
         return processor
 
     @staticmethod
@@ -326,14 +313,17 @@ class SentencePieceProcessor:
     def load_from_file(self, filename: str | Path) -> bool:
         return self._install(read_model_file(filename), str(filename))
 
-    def load_from_serialized_proto(self, serialized: Any) -> bool:
+    def load_from_serialized_proto(self, serialized: Any, source: str = "model_proto") -> bool:
+        """Load a serialized model (or a ModelProto, as stock). ``source``, brahmic_pua's: what
+        an error calls the model, for bytes read from a file."""
         if hasattr(serialized, "SerializeToString"):  # a ModelProto, which stock accepts too
             serialized = serialized.SerializeToString()
-        return self._install(bytes(serialized), "model_proto")
+        return self._install(bytes(serialized), source)
 
     def _install(self, data: bytes, source: str) -> bool:
         """Build everything, then swap it in: a failed load changes nothing."""
-        message, manifest = read(data, source)
+        loaded = load_model(data, source, **self._options)
+        manifest = loaded.manifest
         expected = self._normalization
         trained = manifest.normalization if manifest is not None else "none"
         if expected is not None and expected != trained:
@@ -341,16 +331,11 @@ class SentencePieceProcessor:
                 f"{source} was trained with normalization={trained}, not {expected}: its ids "
                 f"stand for {trained} text; load it without normalization= or retrain"
             )
-        model = _pieces(message, source)
-        processor = stock.SentencePieceProcessor(**self._options)
-        try:
-            processor.LoadFromSerializedProto(data)
-        except (RuntimeError, OSError) as error:
-            raise ModelFileError(f"{source}: not a SentencePiece model ({error})") from None
         shown = None
         if manifest is not None:
-            shown = _Shown(model, manifest.codec, message.trainer_spec.byte_fallback)
-        self._sp, self._shown, self.manifest, self._plain = processor, shown, manifest, None
+            byte_fallback = loaded.message.trainer_spec.byte_fallback
+            shown = _Shown(loaded.pieces, manifest.codec, byte_fallback)
+        self._sp, self._shown, self.manifest, self._plain = loaded.processor, shown, manifest, None
         self._denormalizer = None
         return True
 
