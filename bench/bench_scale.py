@@ -135,7 +135,9 @@ def encode_rows(model: Path, corpus: Path, work: Path) -> list[tuple[str, float,
         out = work / f"shards_{name.replace(', ', '_').replace(' ', '')}"
         subprocess.run(["rm", "-rf", str(out)], check=True)
         command = [*CLI, "encode-corpus", "--model", str(model), "--output", str(out)]
-        seconds, _ = measured([*command, *extra, str(corpus), "--shard-bytes", "4000000", "-q"])
+        seconds, _ = measured(
+            [*command, *extra, str(corpus), "--shard-bytes", "4000000", "--progress=false"]
+        )
         files = {p.name: p.read_bytes() for p in sorted(out.glob("shard_*.npy"))}
         reference = files if reference is None else reference
         rows.append((name, seconds, files == reference))

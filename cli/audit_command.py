@@ -9,7 +9,7 @@ import click
 from brahmic_pua.evaluation.audit import Audited, audit, format_report, load
 from brahmic_pua.model.manifest import model_beside
 
-from .common import SETTINGS, inputs_option, json_option, model_option, read_texts, to_json
+from .common import SETTINGS, Command, inputs_option, json_option, model_option, read_texts, to_json
 
 
 def _load(path: str) -> Audited:
@@ -23,7 +23,7 @@ def _load(path: str) -> Audited:
         raise ValueError(f"{error}; use {beside}, beside it") from None
 
 
-@click.command("audit", context_settings=SETTINGS)
+@click.command("audit", cls=Command, context_settings=SETTINGS)
 @model_option("A SentencePiece .model (plain or brahmic_pua) or a Hugging Face tokenizer.json.")
 @inputs_option("Also audit the encoding of this UTF-8 text file, one text per line (repeatable).")
 @json_option("Print the report as JSON.")

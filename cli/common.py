@@ -76,16 +76,56 @@ class _BoolWord(_ParamType):
             self.fail(str(error), param, ctx)
 
 
-def bool_option(flag: str, help: str) -> Callable[[FC], FC]:
-    """``--flag``, ``--flag=true|false`` or ``--flag false``, as spm_train takes a boolean;
-    None when not given, so that the trainer's default holds."""
+def bool_option(flag: str, help: str, name: str | None = None) -> Callable[[FC], FC]:
+    """The one boolean option of every command: ``--flag``, ``--flag=true|false`` or ``--flag
+    false``, as spm_train takes a boolean; None when not given, so that the default (the
+    trainer's, or the command's) holds. ``name``: the parameter's, where not the flag's.
+    A bare ``--flag`` before an argument (``--json FILE``) is true, not a value: see
+    :class:`Command`."""
+    decls = (flag, name) if name else (flag,)
     return click.option(
-        flag, type=_BoolWord(), is_flag=False, flag_value="true", default=None,
+        *decls, type=_BoolWord(), is_flag=False, flag_value="true", default=None,
         metavar="[true|false]", help=help,
     )  # fmt: skip
 
 
-class PassThrough(click.Command):
+class Command(click.Command):
+    """Every command's class: click reads the word after an option with an optional value as
+    its value, so ``--json FILE`` would read FILE as the boolean. Before parsing, a boolean
+    option (:func:`bool_option`) followed by anything but a boolean word is spelled
+    ``--flag=true`` (through the public ``parse_args`` hook)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, spelled_booleans(self, args))
+
+
+def spelled_booleans(command: click.Command, args: list[str]) -> list[str]:
+    """``args`` with each bare boolean flag not followed by a boolean word written
+    ``--flag=true``; nothing after ``--`` is touched."""
+    flags = {
+        opt
+        for param in command.params
+        if isinstance(param, click.Option) and isinstance(param.type, _BoolWord)
+        for opt in param.opts
+    }
+    out = list(args)
+    for i, arg in enumerate(args):
+        if arg == "--":
+            break
+        if arg in flags and (i + 1 == len(args) or not _is_bool_word(args[i + 1])):
+            out[i] = f"{arg}=true"
+    return out
+
+
+def _is_bool_word(word: str) -> bool:
+    try:
+        read_bool("value", word)
+    except ValueError:
+        return False
+    return True
+
+
+class PassThrough(Command):
     """A command that also takes the SentencePiece trainer flags it does not declare (``train``):
     an undeclared ``--name=value`` (``--name value``, a bare ``--name``) stays in ``ctx.args``
     when the trainer knows the name (:func:`~brahmic_pua.trainer.options.known_options`), and
@@ -99,6 +139,7 @@ class PassThrough(click.Command):
         super().__init__(*args, **kwargs)
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        args = spelled_booleans(self, args)
         if not ctx.resilient_parsing:
             _, extra, _ = self.make_parser(ctx).parse_args(args=list(args))
             check_passed_flags(extra, ctx)
@@ -139,7 +180,7 @@ def inputs_option(help: str) -> Callable[[FC], FC]:
 
 def json_option(help: str) -> Callable[[FC], FC]:
     """``--json`` (parameter ``as_json``): print the command's result as JSON instead."""
-    return click.option("--json", "as_json", is_flag=True, help=help)
+    return bool_option("--json", f"{help} [default: false]", "as_json")
 
 
 MODEL = model_option()

@@ -9,10 +9,10 @@ from brahmic_pua.integrations.shards import DEFAULT_SHARD_BYTES, encode_corpus
 from brahmic_pua.trainer.engine import ENGINES
 from brahmic_pua.trainer.ray_count import import_ray
 
-from .common import MODEL, SETTINGS, Choice
+from .common import MODEL, SETTINGS, Choice, Command, bool_option
 
 
-@click.command("encode-corpus", context_settings=SETTINGS)
+@click.command("encode-corpus", cls=Command, context_settings=SETTINGS)
 @MODEL
 @click.option(
     "--output", required=True, type=click.Path(file_okay=False),
@@ -36,10 +36,11 @@ from .common import MODEL, SETTINGS, Choice
     "--ray_address", default=None,
     help="A running Ray cluster (e.g. ray://head:10001); default: a local one.",
 )  # fmt: skip
-@click.option("--quiet", "-q", is_flag=True, help="No progress line on stderr.")
+@bool_option("--progress", "Progress on stderr; false for none [default: true].")
 def encode_corpus_command(
     model_path: str, output: str, inputs: tuple[str, ...], shard_bytes: int | None,
-    shard_lines: int | None, engine: str, workers: int, ray_address: str | None, quiet: bool,
+    shard_lines: int | None, engine: str, workers: int, ray_address: str | None,
+    progress: bool | None,
 ) -> None:  # fmt: skip
     """Encode FILE… (files or quoted globs) into .npy id shards: each line's ids, then eos."""
     if shard_bytes is not None and shard_lines is not None:
@@ -48,7 +49,7 @@ def encode_corpus_command(
         import_ray()
     index = encode_corpus(
         model_path, inputs, output, shard_bytes=shard_bytes, shard_lines=shard_lines,
-        engine=engine, workers=workers, ray_address=ray_address, progress=not quiet,
+        engine=engine, workers=workers, ray_address=ray_address, progress=progress is not False,
     )  # fmt: skip
     click.echo(
         f"wrote {len(index['shards'])} shards, {index['tokens']:,} tokens "

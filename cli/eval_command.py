@@ -15,6 +15,8 @@ from .common import (
     FILE,
     MODEL,
     SETTINGS,
+    Command,
+    bool_option,
     json_option,
     load_model,
     model_option,
@@ -23,13 +25,13 @@ from .common import (
 )
 
 
-@click.command("eval", context_settings=SETTINGS)
+@click.command("eval", cls=Command, context_settings=SETTINGS)
 @model_option("The .model to measure.")
 @click.option(
     "--baseline", "baseline_path", type=FILE, help="A .model to compare with (NSL reference)."
 )
-@click.option(
-    "--o200k", is_flag=True, help="Compare with OpenAI's o200k too (needs the bpe-openai package)."
+@bool_option(
+    "--o200k", "Compare with OpenAI's o200k too (needs the bpe-openai package) [default: false]."
 )
 @json_option("Print the results as JSON.")
 @click.argument("files", nargs=-1, required=True, type=FILE)
@@ -56,13 +58,13 @@ def eval_command(
     click.echo(to_json(document) if as_json else format_table(columns, reference))
 
 
-@click.command("vocab", context_settings=SETTINGS)
+@click.command("vocab", cls=Command, context_settings=SETTINGS)
 @MODEL
-@click.option(
-    "--script_ids", "with_script_ids", is_flag=True, help="Add each piece's script id and name."
+@bool_option(
+    "--script_ids", "Add each piece's script id and name [default: false].", "with_script_ids"
 )
-def vocab_command(model_path: str, with_script_ids: bool) -> None:
+def vocab_command(model_path: str, with_script_ids: bool | None) -> None:
     """Print the vocabulary, one piece per id: piece<TAB>score (as in a .vocab file), pieces
     shown as text; --script_ids adds <TAB>id<TAB>script name (brahmic_pua.model.script_ids)."""
-    for line in vocabulary_lines(load_model(model_path), with_script_ids):
+    for line in vocabulary_lines(load_model(model_path), bool(with_script_ids)):
         click.echo(line)

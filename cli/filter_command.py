@@ -7,8 +7,10 @@ from collections.abc import Iterator
 import click
 
 from brahmic_pua.io.lines import file_lines
+from brahmic_pua.io.lists import comma_list
 from brahmic_pua.model.model_file import read_model_file
 from brahmic_pua.nepbpe.filters import (
+    DEFAULT_THETA,
     FILTERS,
     apply_filters,
     check_filter_inputs,
@@ -17,7 +19,16 @@ from brahmic_pua.nepbpe.filters import (
 from brahmic_pua.nepbpe.seeds import load_seeds
 from brahmic_pua.trainer.checks import unused_seeds
 
-from .common import FILE, MODEL, SETTINGS, check_model_output, one_line_errors, write_model
+from .common import (
+    FILE,
+    MODEL,
+    SETTINGS,
+    Command,
+    bool_option,
+    check_model_output,
+    one_line_errors,
+    write_model,
+)
 
 
 def _corpus(paths: tuple[str, ...]) -> Iterator[str]:
@@ -26,7 +37,7 @@ def _corpus(paths: tuple[str, ...]) -> Iterator[str]:
         yield from file_lines(path)
 
 
-@click.command("filter", context_settings=SETTINGS)
+@click.command("filter", cls=Command, context_settings=SETTINGS)
 @MODEL
 @click.option(
     "--output",
@@ -42,14 +53,14 @@ def _corpus(paths: tuple[str, ...]) -> Iterator[str]:
 )
 @click.option("--seeds_strict", type=FILE, help="Seed file: V_strict, one seed per line.")
 @click.option("--seeds_ambiguous", type=FILE, help="Seed file: V_ambiguous, one seed per line.")
-@click.option("--nepali_seeds", "nepali", is_flag=True, help="Add the shipped Nepali seeds.")
+@bool_option("--nepali_seeds", "Add the shipped Nepali seeds [default: false].", "nepali")
 @click.option(
     "--corpus",
     multiple=True,
     type=FILE,
     help="Corpus for the theta filter's counts, usually the training text (repeatable).",
 )
-@click.option("--theta", type=float, default=100.0, show_default=True, help="θ as a count.")
+@click.option("--theta", type=float, default=DEFAULT_THETA, show_default=True, help="θ as a count.")
 @click.option(
     "--theta_per_million",
     type=float,
@@ -58,12 +69,12 @@ def _corpus(paths: tuple[str, ...]) -> Iterator[str]:
 )
 def filter_command(
     model_path: str, output: str, names: str, seeds_strict: str | None,
-    seeds_ambiguous: str | None, nepali: bool, corpus: tuple[str, ...], theta: float,
+    seeds_ambiguous: str | None, nepali: bool | None, corpus: tuple[str, ...], theta: float,
     theta_per_million: float | None,
 ) -> None:  # fmt: skip
     """Disable pieces by filter (UNUSED: ids stay); print how many each filter disabled."""
     with one_line_errors():
-        chosen = check_filters(names.split(","))
+        chosen = check_filters(comma_list(names))
         if not chosen:
             raise ValueError(f"--filters names no filter: choose from {', '.join(FILTERS)}")
         given = bool(seeds_strict or seeds_ambiguous or nepali)
@@ -73,7 +84,7 @@ def filter_command(
         )  # fmt: skip
         if (unused := unused_seeds(chosen, given)) is not None:
             click.echo(f"brahmic_pua: {unused}", err=True)
-        seeds = load_seeds(seeds_strict, seeds_ambiguous, nepali) if given else None
+        seeds = load_seeds(seeds_strict, seeds_ambiguous, bool(nepali)) if given else None
         check_model_output(output)
         data = read_model_file(model_path)
         filtered, report = apply_filters(

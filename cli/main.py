@@ -23,12 +23,15 @@ import click
 from click._termui_impl import AFTER_BAR
 
 from brahmic_pua import POLICIES, SCRIPT_NAMES, PUACodec, segment
+from brahmic_pua.io.lists import comma_list
+from brahmic_pua.model.proto import MODEL_TYPES
 from brahmic_pua.nepbpe.filters import DEFAULT_THETA, FILTERS
 from brahmic_pua.normalize import MODES, normalizer
 from brahmic_pua.trainer import train_model
 from brahmic_pua.trainer.engine import ENGINES
 from brahmic_pua.trainer.fit import spm_running
 from brahmic_pua.trainer.options import OptionError, check_model_prefix
+from brahmic_pua.trainer.train import DEFAULT_VOCAB_SIZE
 
 from .audit_command import audit_command
 from .common import (
@@ -38,12 +41,14 @@ from .common import (
     OUTPUT,
     SETTINGS,
     Choice,
+    Command,
     PassThrough,
     bool_option,
     check_passed_flags,
     expected,
     input_lines,
     join_lines,
+    json_option,
     load_codec,
     output_stream,
 )
@@ -82,11 +87,21 @@ def _exit_now(code: object) -> NoReturn:
     os._exit(code if isinstance(code, int) else 0 if code is None else 1)
 
 
+class _Group(click.Group):
+    """A subgroup (codec): its commands are :class:`~brahmic_pua.cli.common.Command` too."""
+
+    command_class = Command
+
+
 class _Shell(click.Group):
     """The command group as a shell tool: one-line errors, quiet broken pipes, clean signals.
+    Its commands are :class:`~brahmic_pua.cli.common.Command` (one boolean grammar).
 
     Expected errors (ValueError, OSError) become one line; anything else is a bug in
     brahmic_pua and keeps its traceback."""
+
+    command_class = Command
+    group_class = _Group
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         signal.signal(signal.SIGTERM, _terminate)
@@ -157,7 +172,7 @@ def main() -> None:
 @INPUT
 @OUTPUT
 @click.option("--separator", default="|", show_default=True, help="Printed between clusters.")
-@click.option("--json", "as_json", is_flag=True, help="Print each line's clusters as a JSON list.")
+@json_option("Print each line's clusters as a JSON list.")
 def segment_command(
     policy: str, input_: BinaryIO, output: str | None, separator: str, as_json: bool
 ) -> None:
@@ -212,7 +227,7 @@ def codec_build(
     inputs: tuple[BinaryIO, ...], output: str, policy: str, scripts: str | None
 ) -> None:
     """Build a codec from corpus files."""
-    chosen = [s.strip() for s in scripts.split(",") if s.strip()] if scripts else None
+    chosen = comma_list(scripts) if scripts else None
     codec = PUACodec.build(
         (line for stream in inputs for line in input_lines(stream)), policy, chosen
     )
@@ -261,11 +276,11 @@ def _model_prefix(ctx: click.Context, param: click.Parameter, value: str) -> str
     help="Writes <prefix>.model and <prefix>.vocab.",
 )
 @click.option(
-    "--vocab_size", type=int, default=8000, show_default=True,
+    "--vocab_size", type=int, default=DEFAULT_VOCAB_SIZE, show_default=True,
     help="Pieces in the model, the special and byte pieces included.",
 )  # fmt: skip
 @click.option(
-    "--model_type", type=Choice(["unigram", "bpe", "char", "word"]), default="unigram",
+    "--model_type", type=Choice(MODEL_TYPES), default="unigram",
     show_default=True, help="SentencePiece's algorithm.",
 )  # fmt: skip
 @click.option("--policy", type=POLICY, default="fixtoken", show_default=True, help=POLICY_HELP)

@@ -14,10 +14,10 @@ from brahmic_pua.evaluation.patch_table import (
     write_header,
 )
 
-from .common import SETTINGS
+from .common import SETTINGS, Command
 
 
-@click.command("patch-table", context_settings=SETTINGS)
+@click.command("patch-table", cls=Command, context_settings=SETTINGS)
 @click.option(
     "--output",
     type=click.Path(dir_okay=False),

@@ -19,6 +19,8 @@ from brahmic_pua.model.model_file import read_model_file
 
 from .common import (
     SETTINGS,
+    Command,
+    bool_option,
     check_model_output,
     inputs_option,
     model_option,
@@ -94,7 +96,7 @@ def _repair_vocabulary(
             click.echo(line)
 
 
-@click.command("repair", context_settings=SETTINGS)
+@click.command("repair", cls=Command, context_settings=SETTINGS)
 @model_option("A plain spm .model.")
 @click.option(
     "--output",
@@ -108,24 +110,23 @@ def _repair_vocabulary(
     type=click.File("rb"),
     help="Repair ids instead: lines of space-separated ids made with --model ('-': stdin).",
 )
-@click.option(
+@bool_option(
     "--no_bytes",
-    is_flag=True,
-    help="With --ids: keep a span's ids when a cluster has no piece, instead of byte pieces.",
+    "With --ids: keep a span's ids when a cluster has no piece, instead of byte pieces "
+    "[default: false].",
 )
-@click.option(
+@bool_option(
     "--keep_lone_marks",
-    is_flag=True,
-    help="Keep one-mark pieces in the vocabulary even with byte fallback (fewer tokens, "
-    "some orphan marks).",
+    "Keep one-mark pieces in the vocabulary even with byte fallback (fewer tokens, some orphan "
+    "marks) [default: false].",
 )
 @inputs_option("Held-out text: print tokens, fertility and orphan marks before/after (repeatable).")
 def repair_command(
     model_path: str,
     output: str | None,
     ids: BinaryIO | None,
-    no_bytes: bool,
-    keep_lone_marks: bool,
+    no_bytes: bool | None,
+    keep_lone_marks: bool | None,
     inputs: tuple[str, ...],
 ) -> None:
     """Repair a plain model so that no token starts with a dependent mark: set its mark-start
@@ -137,6 +138,6 @@ def repair_command(
     if ids is not None:
         _repair_ids(model_path, ids, output, not no_bytes)
     elif output:
-        _repair_vocabulary(model_path, output, keep_lone_marks, inputs)
+        _repair_vocabulary(model_path, output, bool(keep_lone_marks), inputs)
     else:
         raise click.UsageError("give --output for the repaired model, or --ids to repair ids")

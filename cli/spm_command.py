@@ -24,6 +24,7 @@ from .common import (
     OUTPUT,
     SETTINGS,
     Choice,
+    Command,
     bool_option,
     input_lines,
     load_model,
@@ -91,7 +92,7 @@ def _start(
     return sources, steps, sp
 
 
-@click.command("encode", context_settings=SETTINGS)
+@click.command("encode", cls=Command, context_settings=SETTINGS)
 @MODEL
 @click.option(
     "--output_format", type=Choice(spm.ENCODE_FORMATS), default="piece", show_default=True,
@@ -149,7 +150,7 @@ def encode_command(
             sink.write("".join(f"{out}\n" for out in encode(line)).encode("utf-8"))
 
 
-@click.command("decode", context_settings=SETTINGS)
+@click.command("decode", cls=Command, context_settings=SETTINGS)
 @MODEL
 @click.option(
     "--input_format", type=Choice(spm.DECODE_INPUTS), default="piece", show_default=True,

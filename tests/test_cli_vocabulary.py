@@ -129,7 +129,7 @@ def test_the_dash_form_is_the_same_option(model: Path, tmp_path: Path) -> None:
     args = ["encode-corpus", "--model", str(model), "--output", str(out), "--ray-address", "x"]
     assert "ray_address is for engine" in _one_line_error(_run(*args, TE), 1)
     shards = _run("encode-corpus", "--model", str(model), "--output", str(out), "--shard-lines",
-                  "500", "-q", TE)  # fmt: skip
+                  "500", "--progress=false", TE)  # fmt: skip
     assert shards.exit_code == 0 and "wrote 3 shards" in shards.output
 
 

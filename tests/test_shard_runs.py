@@ -70,7 +70,7 @@ def files_of(directory: Path) -> dict[str, bytes]:
 def started(model: Path, corpus: Path, out: Path, *extra: str) -> Iterator[subprocess.Popen[str]]:
     """``brahmic-pua encode-corpus`` in its own process group, killed whole at the end (workers
     that outlived their run included)."""
-    args = ["encode-corpus", "--model", str(model), "--output", str(out), "-q"]
+    args = ["encode-corpus", "--model", str(model), "--output", str(out), "--progress=false"]
     run = subprocess.Popen(
         [*COMMAND, *args, "--shard-lines", str(LINES), *extra, str(corpus)],
         stdout=subprocess.DEVNULL,

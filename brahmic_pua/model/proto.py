@@ -81,6 +81,12 @@ def parse_model(data: bytes) -> Any:
     return model
 
 
+#: SentencePiece's model types, from TrainerSpec.ModelType: unigram, bpe, word, char.
+MODEL_TYPES: tuple[str, ...] = tuple(
+    str(value.name).lower() for value in model_pb2.TrainerSpec.ModelType.DESCRIPTOR.values
+)
+
+
 def model_type(data: bytes) -> str:
     """ "unigram", "bpe", "word" or "char"."""
     spec = parse_model(data).trainer_spec

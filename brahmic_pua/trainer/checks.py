@@ -16,6 +16,7 @@ from typing import Any
 
 from brahmic_pua.codec import PUACodec
 from brahmic_pua.codec.layout import ESCAPED_LITERALS, is_private_use
+from brahmic_pua.io.lists import comma_list
 from brahmic_pua.model.pieces import starts_with_mark
 from brahmic_pua.nepbpe.filters import SEED_FILTERS
 from brahmic_pua.normalize import normalize
@@ -27,11 +28,8 @@ NO_ORPHANS = "guarantee 2, no piece starts with a dependent mark"
 
 
 def symbol_list(value: Any) -> list[str]:
-    """spm's symbol lists: a comma-separated string or a list."""
-    if not value:
-        return []
-    items = value.split(",") if isinstance(value, str) else list(value)
-    return [str(item) for item in items if str(item)]
+    """spm's symbol lists: a comma-separated string or a list, symbols not stripped."""
+    return comma_list(value or None, strip=False)
 
 
 def user_symbols(options: Mapping[str, Any], mode: str) -> list[str]:

@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from brahmic_pua.io.lists import comma_list
 from brahmic_pua.model.proto import model_pb2
 from brahmic_pua.nepbpe.filters import (
     DEFAULT_THETA,
@@ -199,9 +200,7 @@ def _build_options(arg: str | None, kwargs: Mapping[str, Any], progress: bool) -
     if options.policy not in POLICIES:
         raise ValueError(f"unknown policy {options.policy!r}: choose one of {', '.join(POLICIES)}")
     scripts = given.pop("scripts", None)
-    if isinstance(scripts, str):
-        scripts = [s for s in scripts.split(",") if s]
-    options.scripts = list(scripts) if scripts is not None else None
+    options.scripts = comma_list(scripts) if scripts is not None else None
     mode = given.pop("normalization", None)
     mode = check_mode(str(mode)) if mode is not None else None
     options.normalization = check_mode(resolve_mode(choice, mode))
@@ -223,8 +222,7 @@ def _build_options(arg: str | None, kwargs: Mapping[str, Any], progress: bool) -
     given.pop("input_format", None)
     source = given.pop("input", None)
     if source is not None:
-        names = [source] if isinstance(source, str) else list(source)
-        options.inputs = [p.strip() for name in names for p in str(name).split(",") if p.strip()]
+        options.inputs = comma_list(source)
     if bool(options.inputs) == (options.sentence_iterator is not None):
         raise ValueError("give exactly one of input=<files> or sentence_iterator=<iterable>")
     options.engine = check_engine(str(given.pop("engine", "local")), bool(options.inputs))
@@ -301,13 +299,27 @@ RANGES: dict[str, tuple[float, float]] = {
 }
 _TRUE = ("1", "true", "t", "yes", "y", "on")
 _FALSE = ("0", "false", "f", "no", "n", "off")
-_INT, _FLOAT, _BOOL, _ENUM, _UINT64 = 5, 2, 8, 14, 4
+#: protobuf's FieldDescriptor class (protobuf ships without type information), whose TYPE_*
+#: constants name the field types: taken from the descriptor, not written down here.
+_FIELD: Any = type(model_pb2.TrainerSpec.DESCRIPTOR.fields[0])
+_INTEGERS = frozenset(
+    getattr(_FIELD, f"TYPE_{name}")
+    for name in ("INT32", "INT64", "UINT32", "UINT64", "SINT32", "SINT64", "FIXED32",
+                 "FIXED64", "SFIXED32", "SFIXED64")
+)  # fmt: skip
+_NUMBERS = frozenset({_FIELD.TYPE_FLOAT, _FIELD.TYPE_DOUBLE})
+_BOOL, _ENUM = _FIELD.TYPE_BOOL, _FIELD.TYPE_ENUM
 
 
-def _field_types() -> dict[str, int]:
+def _field_types() -> dict[str, tuple[int, tuple[str, ...]]]:
+    """Each spec option's field type and, for an enum (model_type), its values' names."""
     fields = [*model_pb2.TrainerSpec.DESCRIPTOR.fields, *model_pb2.NormalizerSpec.DESCRIPTOR.fields]
-    types = {f.name: f.type for f in fields if not f.is_repeated}
-    types["minloglevel"] = _INT
+    types = {
+        f.name: (f.type, tuple(v.name.lower() for v in f.enum_type.values) if f.enum_type else ())
+        for f in fields
+        if not f.is_repeated
+    }
+    types["minloglevel"] = (_FIELD.TYPE_INT32, ())
     return types
 
 
@@ -317,13 +329,16 @@ def check_values(given: Mapping[str, Any]) -> dict[str, Any]:
     types = _field_types()
     checked: dict[str, Any] = {}
     for name, value in given.items():
-        kind = types.get(name)
+        kind, names = types.get(name, (None, ()))
         try:
-            checked[name] = _convert(kind, value)
+            checked[name] = _convert(kind, names, value)
         except (TypeError, ValueError):
-            expected = {_INT: "an integer", _UINT64: "an integer", _FLOAT: "a number"}.get(
-                kind or 0, "true or false" if kind == _BOOL else "one of unigram, bpe, char, word"
-            )
+            if kind in _INTEGERS:
+                expected = "an integer"
+            elif kind in _NUMBERS:
+                expected = "a number"
+            else:
+                expected = "true or false" if kind == _BOOL else f"one of {', '.join(names)}"
             raise ValueError(f"{name}={value!r} is not {expected}") from None
         low, high = RANGES.get(name, (None, None))
         if low is not None and high is not None and not low <= checked[name] <= high:
@@ -334,12 +349,13 @@ def check_values(given: Mapping[str, Any]) -> dict[str, Any]:
     return checked
 
 
-def _convert(kind: int | None, value: Any) -> Any:
-    if kind in (_INT, _UINT64):
+def _convert(kind: int | None, names: tuple[str, ...], value: Any) -> Any:
+    """``value`` as a field of type ``kind`` (``names``: an enum's values) holds it."""
+    if kind in _INTEGERS:
         if isinstance(value, bool) or not isinstance(value, int | str):
             raise TypeError
         return int(value)
-    if kind == _FLOAT:
+    if kind in _NUMBERS:
         if isinstance(value, bool):
             raise TypeError
         return float(value)
@@ -347,7 +363,7 @@ def _convert(kind: int | None, value: Any) -> Any:
         return _bool_word(value)
     if kind == _ENUM:
         name = str(value).strip().lower()
-        if name not in ("unigram", "bpe", "char", "word"):
+        if name not in names:
             raise ValueError
         return name
     return value
@@ -413,10 +429,7 @@ __all__ = [
 def _nepbpe_options(options: TrainOptions, given: dict[str, Any]) -> None:
     """The NepBPE layer's options: post-training filters, seed morphemes, θ; all
     checked here, before any corpus is read."""
-    names = given.pop("filters", ())
-    if isinstance(names, str):
-        names = [n.strip() for n in names.split(",") if n.strip()]
-    options.filters = check_filters(names)
+    options.filters = check_filters(comma_list(given.pop("filters", ())))
     strict, ambiguous = given.pop("seeds_strict", None), given.pop("seeds_ambiguous", None)
     nepali = read_bool("nepali_seeds", given.pop("nepali_seeds", False))
     if strict is not None or ambiguous is not None or nepali:

@@ -62,6 +62,8 @@ from brahmic_pua.trainer.pretokenize import ClusterPretokenizer
 from brahmic_pua.trainer.signals import temporary_folder, terminated_cleanly
 from brahmic_pua.trainer.word_starts import complete_word_starts
 
+#: spm's default vocab_size.
+DEFAULT_VOCAB_SIZE = 8000
 DEFAULT_MAX_SENTENCE_LENGTH = 4192
 #: The most the default ``max_sentence_length`` grows to fit a corpus's longest line. spm holds
 #: a sentence whole while it trains: one line of 1.8 MB (a run of marks) took 48 s, then failed
@@ -190,7 +192,7 @@ def _alphabet(
     all fit then either, spm's own character_coverage decides, as in stock; given explicitly,
     byte_fallback is the user's. Where the symbols do not fit and ``hard_vocab_limit=false``
     lets spm make the vocabulary what it can, spm's coverage decides too."""
-    vocab_size = int(opts.get("vocab_size", 8000))
+    vocab_size = int(opts.get("vocab_size", DEFAULT_VOCAB_SIZE))
     model_type = str(opts.get("model_type", "unigram")).lower()
     reserved = _reserved_pieces(opts)
 
