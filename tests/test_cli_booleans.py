@@ -62,11 +62,12 @@ def test_segment_json_in_every_spelling_before_a_file(
 
 
 def test_a_bare_flag_before_a_positional_argument_is_true() -> None:
-    @click.command(cls=Command)
-    @bool_option("--json", "help", "as_json")
-    @click.argument("files", nargs=-1)
-    def command(as_json: bool | None, files: tuple[str, ...]) -> None:
+    def run(as_json: bool | None, files: tuple[str, ...]) -> None:
         click.echo(f"{as_json} {list(files)}")
+
+    command = Command("c", callback=run)
+    bool_option("--json", "help", "as_json")(command)  # click's decorators take a Command too
+    click.argument("files", nargs=-1)(command)
 
     runner = CliRunner()
     assert runner.invoke(command, ["--json", "a.txt"]).output == "True ['a.txt']\n"
