@@ -60,7 +60,11 @@ from .repair_command import repair_command
 from .spm_command import decode_command, encode_command
 
 POLICY = Choice(POLICIES)
-POLICY_HELP = "Which clusters are kept whole: fixtoken, akshara, syllable or grapheme."
+POLICY_HELP = (
+    "Which clusters no token cuts: fixtoken, a consonant with its signs and marks (a conjunct "
+    "may be cut at its virama: క్|రాం); akshara, conjuncts too (Telugu: conjunct splits 0.24 -> "
+    "0.008, 5% more tokens, see the README); syllable (Ghimire et al.); grapheme (Unicode's)."
+)
 INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a Ctrl-C
 PIPE_CLOSED = 141  # 128 + SIGPIPE, as `cat big | head` reports it
 

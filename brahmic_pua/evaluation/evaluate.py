@@ -28,6 +28,7 @@ VOCABULARY = (
     "byte_fallback_per_1000",
     "orphan_marks_per_1000",
     "cluster_split_rate",
+    "conjunct_split_rate",
     "unk_rate",
     "vocab_size",
     "vocab_share",

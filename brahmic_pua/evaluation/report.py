@@ -14,8 +14,8 @@ from typing import Any
 from brahmic_pua.model.script_ids import SCRIPT_ID
 
 #: The label of every scalar metric, in ``eval``'s table order; a report shows the rows its
-#: results have, so a metric one report does not compute (``conjunct_split_rate`` in ``eval``)
-#: is simply absent there.
+#: results have, so a metric one report does not compute (``nsl`` without a baseline) is simply
+#: absent there.
 LABELS: dict[str, str] = {
     "lines": "lines",
     "tokens": "tokens",
