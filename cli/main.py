@@ -383,6 +383,11 @@ def demo_command(vocab_size: int, model_type: str) -> None:
         click.echo(f"  brahmic_pua: {demo.mark(row.ours)}")
         click.echo(f"  plain spm:   {demo.mark(row.plain)}")
     click.echo(f"\n«piece» = starts with a dependent mark (renders on a dotted circle)\n{summary}")
+    click.echo(
+        "byte fallback: a cluster the vocabulary has no piece for (rare clusters such as सॉ, many "
+        "in a sample this small) is spelled in its UTF-8 bytes, never cut before a mark; plain "
+        "spm cuts it instead, hence its orphan marks"
+    )
 
 
 @main.command("scripts")

@@ -146,6 +146,7 @@ def test_demo(runner: CliRunner) -> None:
     assert "brahmic_pua:" in result.output and "plain spm:" in result.output
     assert "orphan-mark tokens: brahmic_pua 0.0," in result.output
     assert "byte-fallback tokens: brahmic_pua " in result.output
+    assert "byte fallback: a cluster the vocabulary has no piece for" in result.output
 
 
 def test_input_that_is_not_utf8(runner: CliRunner, tmp_path: Path) -> None:

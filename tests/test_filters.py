@@ -452,6 +452,13 @@ def test_the_trainer_applies_the_nepbpe_layer(
         == 2
     )
     assert "seed-absorb: " in report.summary()
+    model = parse_model(Path(report.model_file).read_bytes())
+    unused = sum(piece.type == UNUSED for piece in model.pieces)  # from the file, not the report
+    assert unused >= report.filters.disabled > 0
+    share = f"{100 * unused / len(model.pieces):.1f}% of an embedding table"
+    assert f"{unused:,} of {len(model.pieces):,} ids are now unused pieces ({share}" in (
+        report.summary()
+    )
     data = Path(report.model_file).read_bytes()
     again, second = apply_filters(data, FILTERS, seeds=SEEDS, corpus=ne, source="trained")
     assert second.disabled == 0 and again == data

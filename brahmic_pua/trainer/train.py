@@ -29,6 +29,7 @@ from brahmic_pua.model.pieces import (
     set_unused,
     vocab_text,
 )
+from brahmic_pua.model.proto import UNUSED
 from brahmic_pua.model.rules import rule_files
 from brahmic_pua.nepbpe.filters import FilterReport, filter_model
 from brahmic_pua.normalize import Normalizer, normalizer
@@ -87,6 +88,10 @@ class TrainReport:
     warnings: tuple[str, ...] = ()
     filters: FilterReport | None = None
     word_starts: int = 0  # Unigram pieces swapped for "▁" + a piece (trainer/word_starts.py)
+    #: The model's pieces, and how many of them are UNUSED (disabled: no encoding writes them,
+    #: and their ids stay so that every other id keeps its number).
+    vocab_size: int = 0
+    unused: int = 0
 
     def summary(self) -> str:
         a = self.alphabet
@@ -114,6 +119,13 @@ class TrainReport:
             parts.append(f"{self.word_starts} little-used pieces swapped for word starts")
         if self.filters is not None:
             parts += self.filters.lines()
+            if self.unused and self.vocab_size:
+                parts.append(
+                    f"{self.unused:,} of {self.vocab_size:,} ids are now unused pieces "
+                    f"({100 * self.unused / self.vocab_size:.1f}% of an embedding table whose "
+                    "rows no encoding trains; the ids stay so that every other id keeps its "
+                    "number)"
+                )
         return "; ".join(parts)
 
 
@@ -330,6 +342,7 @@ def _train(
     report = TrainReport(
         model_file, vocab_file, stats.lines, len(codec), alphabet, limit, too_long,
         stats.lines_with_block, disabled, tuple(warnings), filtered, starts,
+        len(model.pieces), sum(piece.type == UNUSED for piece in model.pieces),
     )  # fmt: skip
     if options.progress or int(opts.get("minloglevel", 2)) < 2:
         print(report.summary(), file=sys.stderr)
