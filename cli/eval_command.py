@@ -8,7 +8,8 @@ from typing import Any
 
 import click
 
-from brahmic_pua.evaluation.evaluate import O200k, evaluate, format_table
+from brahmic_pua.evaluation.evaluate import evaluate, format_table
+from brahmic_pua.evaluation.o200k import O200k
 from brahmic_pua.model.script_ids import vocabulary_lines
 
 from .common import (

@@ -21,7 +21,6 @@ from brahmic_pua.evaluation import metrics
 from brahmic_pua.evaluation.audit import (
     FLAGS,
     SUMMARY,
-    HFTokenizer,
     audit,
     audit_text,
     audit_vocabulary,
@@ -29,6 +28,7 @@ from brahmic_pua.evaluation.audit import (
     load,
 )
 from brahmic_pua.evaluation.metrics import ends_in_conjunct_virama, split_conjuncts
+from brahmic_pua.evaluation.tokenizer_json import HFTokenizer
 
 
 def tokenizers_module() -> ModuleType:

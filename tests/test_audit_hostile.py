@@ -16,8 +16,9 @@ from typing import Any
 import pytest
 from conftest import require_extra
 
-from brahmic_pua.evaluation import audit
-from brahmic_pua.evaluation.audit import HFTokenizer, load
+from brahmic_pua.evaluation import tokenizer_json as adapter
+from brahmic_pua.evaluation.audit import load
+from brahmic_pua.evaluation.tokenizer_json import HFTokenizer
 
 MODULE = [sys.executable, "-m", "brahmic_pua.cli.main"]
 
@@ -116,7 +117,7 @@ def test_encoding_time_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     path = write(tmp_path / "tokenizer.json", backtracking_split())
     tokenizer = HFTokenizer(path)
     slow = ("a" * 20 + "c ") * 40  # about 2^20 steps per run of a: not over the limit
-    monkeypatch.setattr(audit, "ENCODE_GRACE_SECONDS", 0.05)
+    monkeypatch.setattr(adapter, "ENCODE_GRACE_SECONDS", 0.05)
     started = time.monotonic()
     with pytest.raises(ValueError, match=r"took over .* s to encode .* regex likely backtracks"):
         tokenizer.encode([slow])

@@ -19,7 +19,7 @@ from conftest import NEPALI, sample_held_out, sample_training
 
 from brahmic_pua import SCRIPT_NAMES, SentencePieceProcessor
 from brahmic_pua.cli.eval_command import eval_command, vocab_command
-from brahmic_pua.evaluation.evaluate import LABELS, O200k, evaluate, expected_text, format_table
+from brahmic_pua.evaluation.evaluate import LABELS, evaluate, expected_text, format_table
 from brahmic_pua.evaluation.metrics import (
     bytes_per_token,
     cluster_split_rate,
@@ -34,6 +34,7 @@ from brahmic_pua.evaluation.metrics import (
     unk_rate,
     vocabulary_share,
 )
+from brahmic_pua.evaluation.o200k import O200k
 from brahmic_pua.model.script_ids import (
     DEV,
     FMT,

@@ -11,7 +11,6 @@ ids``, ``decode(rows) -> texts``) such as :class:`O200k`; an encoder that is not
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cached_property
 from typing import Any, Protocol, runtime_checkable
@@ -40,29 +39,6 @@ LABELS: dict[str, str] = labels_of(
 )
 
 
-class O200k:
-    """OpenAI's o200k_base encoding as a baseline, from the optional ``bpe-openai`` package
-    (``pip install 'brahmic-pua[compare]'``): ordinary text, no special tokens."""
-
-    name = "o200k"
-
-    def __init__(self) -> None:
-        try:
-            module = importlib.import_module("bpe_openai")
-        except ImportError:
-            raise ValueError(
-                "the o200k baseline needs the optional bpe-openai package: "
-                "pip install 'brahmic-pua[compare]' (or pip install bpe-openai)"
-            ) from None
-        self._encoding = module.get_encoding("o200k_base")
-
-    def encode(self, input: list[str]) -> list[list[int]]:
-        return [list(self._encoding.encode_ordinary(text)) for text in input]
-
-    def decode(self, input: Sequence[Sequence[int]]) -> list[str]:
-        return [str(self._encoding.decode(list(row))) for row in input]
-
-
 def expected_text(processor: Encoder, text: str) -> str:
     """N(s): what decoding the encoding of ``text`` must give back. A brahmic_pua model's N as
     its manifest records it (mode and folding table); the identity for anything else."""
@@ -73,8 +49,9 @@ def expected_text(processor: Encoder, text: str) -> str:
 @runtime_checkable
 class Aligned(Protocol):
     """A tokenizer that says itself where its tokens start in a text (character offsets), as
-    :class:`~brahmic_pua.evaluation.audit.HFTokenizer` does from its offsets; a SentencePiece
-    processor is aligned by :func:`~brahmic_pua.evaluation.metrics.token_starts` instead."""
+    :class:`~brahmic_pua.evaluation.tokenizer_json.HFTokenizer` does from its offsets; a
+    SentencePiece processor is aligned by :func:`~brahmic_pua.evaluation.metrics.token_starts`
+    instead."""
 
     def token_starts(self, texts: Sequence[str], /) -> list[list[int]]: ...
 

@@ -76,7 +76,7 @@ from trend import checkpoint_bits_per_byte, checkpoint_steps, gap_trend
 
 import brahmic_pua
 from brahmic_pua.evaluation import metrics
-from brahmic_pua.evaluation.evaluate import O200k
+from brahmic_pua.evaluation.o200k import O200k
 from brahmic_pua.io.lock import Held, exclusive
 
 
