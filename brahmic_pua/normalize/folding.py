@@ -385,40 +385,36 @@ class FoldingTable:
 
 
 def read_table(path: str, mode: str) -> FoldingTable:
-    """A user's folding file: ``pattern<TAB>replacement`` lines (a third column of modes,
-    ``lm`` / ``lm,ocr``, and a fourth of sources, as in the shipped table, are optional);
-    one clear error for a line that is not a rule or a table that is not a normalization."""
-    rules = []
-    for number, line in enumerate(file_lines(path), 1):
-        if not line.strip() or line.startswith("#"):
-            continue
-        fields = line.split("\t")
-        if len(fields) < 2:
-            raise ValueError(f"{path} line {number}: write pattern<TAB>replacement")
-        if len(fields) < 3 or mode in fields[2].split(","):
-            rules.append((fields[0], fields[1]))
-    try:
-        return FoldingTable(tuple(rules))
-    except ValueError as error:
-        raise ValueError(f"{path}: {error}") from None
+    """A user's folding file, in the shipped table's format (:func:`parse_table`)."""
+    return parse_table(file_lines(path), mode, path)
 
 
 @cache
 def nepali_table(mode: str) -> FoldingTable:
     """The shipped Nepali table for ``"lm"`` (full) or ``"ocr"`` (minimal); sources inside."""
-    text = resources.files("brahmic_pua.data").joinpath("nepali_folding.txt").read_text("utf-8")
-    return FoldingTable(tuple(_rules_for(split_text(text), mode)))
+    data = resources.files("brahmic_pua.data").joinpath("nepali_folding.txt")
+    return parse_table(split_text(data.read_text("utf-8")), mode, "nepali_folding.txt")
 
 
-def _rules_for(lines: Iterable[str], mode: str) -> list[tuple[str, str]]:
+def parse_table(lines: Iterable[str], mode: str, where: str) -> FoldingTable:
+    """The one reader of the folding file format, the shipped table's and a user's: a rule a
+    line, ``pattern<TAB>replacement``, then optionally the modes it is for (``lm`` or
+    ``lm,ocr``; without it, every mode) and its source or reason; blank lines and ``#``
+    comments skipped. One clear error, naming ``where``, for a line that is not a rule or a
+    table that is not a normalization."""
     rules = []
-    for line in lines:
+    for number, line in enumerate(lines, 1):
         if not line.strip() or line.startswith("#"):
             continue
-        pattern, replacement, modes, _source = line.split("\t", 3)
-        if mode in modes.split(","):
-            rules.append((pattern, replacement))
-    return rules
+        fields = line.split("\t", 3)
+        if len(fields) < 2:
+            raise ValueError(f"{where} line {number}: write pattern<TAB>replacement")
+        if len(fields) < 3 or mode in fields[2].split(","):
+            rules.append((fields[0], fields[1]))
+    try:
+        return FoldingTable(tuple(rules))
+    except ValueError as error:
+        raise ValueError(f"{where}: {error}") from None
 
 
 NO_FOLDING = FoldingTable(())
