@@ -8,7 +8,8 @@ that every long job shows the same thing and the terminal details are click's:
 
 - On a terminal: one line redrawn in place, ``LABEL [#####     ]  42%  00:00:12  DETAIL``,
   where DETAIL is the caller's own count ("12.3 MB, 40,000 lines"); the bar is full when the
-  work is done (the old bar could end at 29 of 30 marks at 100%). Without a known total (a
+  work is done (a bar drawn from the last update alone can end at 29 of 30 marks at 100%,
+  so the finish draws it whole). Without a known total (a
   ``sentence_iterator``) the bar shows a moving mark and no percentage. A phase is
   ``LABEL: 12 s, DETAIL`` ("training SentencePiece (unigram): 12 s, EM iteration 3, 5,000
   pieces"), redrawn at most ten times a second, and left as ``LABEL: done in 21 s`` when it ends.

@@ -24,9 +24,10 @@ ranges: :data:`SCHEMA`, and :func:`brahmic_pua.codec.table_file.check_document` 
 and that the compiled rules say what the manifest says (:mod:`brahmic_pua.model.rule_check`);
 every failure is one line of :class:`ModelFileError`, which the CLI prints as it is.
 
-The bytes are the same as the hand-written encoder's: the model as protobuf serializes it, then
-the tag of field 1729 with wire type 2, the payload's length as a varint and the payload (see
-:func:`embed`; ``bench/identity.py`` and ``tests/test_manifest_proto.py`` check it).
+The bytes are fixed, so that every model file ever written stays byte-identical: the model as
+protobuf serializes it, then the tag of field 1729 with wire type 2, the payload's length as a
+varint and the payload (see :func:`embed`; ``bench/identity.py`` and
+``tests/test_manifest_proto.py`` check it).
 """
 
 from __future__ import annotations
