@@ -72,6 +72,17 @@ def shard_ids(directory: Path) -> list[int]:
     return ids
 
 
+def encoded(
+    model: Path, corpus: list[Path], tmp_path: Path
+) -> tuple[Path, list[str], dict[str, bytes], dict[str, Any]]:
+    """A finished run in ``tmp_path/out`` (900-line shards): the folder, the inputs as given,
+    its files and its index."""
+    out = tmp_path / "out"
+    inputs = [str(p) for p in corpus]
+    index = encode_corpus(model, inputs, out, shard_lines=900)
+    return out, inputs, files_of(out), index
+
+
 def files_of(directory: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(directory.iterdir())}
 
@@ -185,10 +196,7 @@ def test_workers_and_shard_sizes_change_nothing_but_the_cut(
 def test_resume_after_a_crash_redoes_only_what_is_missing(
     model: Path, corpus: list[Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    out = tmp_path / "out"
-    inputs = [str(p) for p in corpus]
-    encode_corpus(model, inputs, out, shard_lines=900)
-    finished = files_of(out)
+    out, inputs, finished, _ = encoded(model, corpus, tmp_path)
     # A crash: shard 1 renamed but no marker, shard 2 still a temporary file, no index.
     (out / "shard_00001.npy.COMPLETE").unlink()
     (out / "shard_00002.npy").rename(out / ".shard_00002.npy.0123456789ab.tmp")
@@ -235,10 +243,7 @@ def test_ctrl_c_leaves_whole_shards_and_resumes(
 def test_resuming_with_other_settings_is_refused(
     model: Path, corpus: list[Path], tmp_path: Path
 ) -> None:
-    out = tmp_path / "out"
-    inputs = [str(p) for p in corpus]
-    encode_corpus(model, inputs, out, shard_lines=900)
-    before = files_of(out)
+    out, inputs, before, _ = encoded(model, corpus, tmp_path)
     with pytest.raises(ValueError, match=r"another run \(shard_lines=900, now 800\)"):
         encode_corpus(model, inputs, out, shard_lines=800)
     other = tmp_path / "other.model"
@@ -360,10 +365,7 @@ def test_resume_encodes_again_a_shard_whose_bytes_changed(
 ) -> None:
     """Two bytes flipped inside a complete shard (same size): the marker's sha256 no longer
     matches, so a rerun encodes that shard again instead of keeping the bad ids."""
-    out = tmp_path / "out"
-    inputs = [str(p) for p in corpus]
-    index = encode_corpus(model, inputs, out, shard_lines=900)
-    finished = files_of(out)
+    out, inputs, finished, index = encoded(model, corpus, tmp_path)
     for entry in index["shards"]:  # the index's digest is the file's (hashlib, not our reader)
         assert entry["sha256"] == hashlib.sha256((out / entry["file"]).read_bytes()).hexdigest()
     shard = out / "shard_00001.npy"
@@ -379,10 +381,7 @@ def test_resume_encodes_again_a_shard_whose_bytes_changed(
 def test_a_marker_without_a_digest_is_encoded_again(
     model: Path, corpus: list[Path], tmp_path: Path
 ) -> None:
-    out = tmp_path / "out"
-    inputs = [str(p) for p in corpus]
-    encode_corpus(model, inputs, out, shard_lines=900)
-    finished = files_of(out)
+    out, inputs, finished, _ = encoded(model, corpus, tmp_path)
     marker = out / "shard_00000.npy.COMPLETE"
     record = json.loads(marker.read_text())
     del record["sha256"]
