@@ -20,10 +20,10 @@ from types import FrameType
 from typing import Any, BinaryIO, NoReturn
 
 import click
-from click._termui_impl import AFTER_BAR
 
 from brahmic_pua import POLICIES, SCRIPT_NAMES, PUACodec, segment
 from brahmic_pua.io.lists import comma_list
+from brahmic_pua.io.progress import SHOW_CURSOR, is_terminal
 from brahmic_pua.model.proto import MODEL_TYPES
 from brahmic_pua.nepbpe.filters import DEFAULT_THETA, FILTERS
 from brahmic_pua.normalize import MODES, normalizer
@@ -77,7 +77,8 @@ def _terminate(signum: int, frame: FrameType | None) -> NoReturn:
 def _interrupted() -> None:
     """Ctrl-C's one line (on a terminal after a line end, as the ``^C`` echo needs one, and
     with the cursor a progress bar hid shown again)."""
-    click.echo(f"{AFTER_BAR if sys.stderr.isatty() else ''}Error: interrupted", err=True)
+    shown = f"{SHOW_CURSOR}\n" if is_terminal(sys.stderr) else ""
+    click.echo(f"{shown}Error: interrupted", err=True)
 
 
 def _exit_now(code: object) -> NoReturn:

@@ -32,10 +32,23 @@ from types import TracebackType
 from typing import TYPE_CHECKING, TextIO
 
 import click
-from click._termui_impl import AFTER_BAR
 
 if TYPE_CHECKING:
     from click._termui_impl import ProgressBar
+
+#: The escape code that shows the cursor again: click's bar hides it while it redraws, and a
+#: bar cut short (Ctrl-C) must give it back.
+SHOW_CURSOR = "\x1b[?25h"
+
+
+def is_terminal(file: TextIO) -> bool:
+    """Whether ``file`` is a terminal, where a bar is redrawn in place (click decides the same
+    way, from ``isatty``); a stream without one, or closed, is not."""
+    try:
+        return bool(file.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
+
 
 #: Seconds between two redraws of a bar at the most.
 INTERVAL = 0.2
@@ -79,6 +92,7 @@ class Progress:
         self.done = 0
         self.started = self.logged = time.monotonic()
         self._bar: ProgressBar[int] | None = None
+        self._tty = is_terminal(self.file)
         if not enabled:
             return
         self._bar = click.progressbar(
@@ -96,7 +110,7 @@ class Progress:
     @property
     def interactive(self) -> bool:
         """Whether the bar is redrawn in place (a terminal), not logged."""
-        return self._bar is not None and bool(self._bar._is_atty)
+        return self._bar is not None and self._tty
 
     def note(self, message: str) -> None:
         """A line of its own, before the bar starts (for example "resuming: …")."""
@@ -167,6 +181,7 @@ class Phases:
         self._started = self._logged = 0.0
         self._live = False
         self._bar: ProgressBar[int] | None = None
+        self._tty = False  # whether the running phase's file is a terminal
         self._lock = threading.RLock()
         self._stop = threading.Event()
         self._ticker: threading.Thread | None = None
@@ -194,12 +209,13 @@ class Phases:
             self.label, self.detail, self._live = label, "", live
             self._started = self._logged = now
             file = self.file if self.file is not None else sys.stderr
+            self._tty = is_terminal(file)
             self._bar = click.progressbar(
                 length=None, iterable=itertools.count(), label=label, file=file,
                 bar_template="%(label)s: %(info)s", item_show_func=lambda _: self._info(),
                 show_percent=False, show_eta=False, width=1,
             )  # fmt: skip
-            if not self._bar._is_atty or not live:
+            if not self._tty or not live:
                 click.echo(label, file=file)
             else:
                 self._bar.render_progress()
@@ -232,8 +248,8 @@ class Phases:
             bar = self._bar
             if error is not None and bar is not None:
                 self._bar = self.label = None
-                if bar._is_atty and self._live:
-                    end = AFTER_BAR.rstrip("\n") if isinstance(error, KeyboardInterrupt) else None
+                if self._tty and self._live:
+                    end = SHOW_CURSOR if isinstance(error, KeyboardInterrupt) else None
                     click.echo(end if end is not None else "", file=bar.file, nl=end is None)
             self._end()
         self._stop.clear()
@@ -253,7 +269,7 @@ class Phases:
         bar, spent = self._bar, elapsed(time.monotonic() - self._started, tenths=True)
         self._bar = None
         line = f"{self.label}: done in {spent}"
-        if bar._is_atty and self._live:
+        if self._tty and self._live:
             bar.item_show_func = lambda _: f"done in {spent}"
             bar.render_progress()
             bar.render_finish()
@@ -267,7 +283,7 @@ class Phases:
                 bar = self._bar
                 if bar is None or not self._live:
                     continue
-                if bar._is_atty:
+                if self._tty:
                     bar.render_progress()  # click writes only a line that changed
                     continue
                 now = time.monotonic()
