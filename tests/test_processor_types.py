@@ -15,13 +15,13 @@ from conftest import sample_training
 from numpy.typing import NDArray
 
 import brahmic_pua as spm
+from brahmic_pua.model.protocol import Processor
 from brahmic_pua.runtime.offsets import (
     NBestSentencePieceText,
     OffsetMapping,
     SentencePieceText,
     TextOffsetMapping,
 )
-from brahmic_pua.runtime.protocol import Processor
 from brahmic_pua.trainer import train_model
 
 TEXT, LINES = "క్రాంతి తెలుగు", ["క్రాంతి", "తెలుగు"]

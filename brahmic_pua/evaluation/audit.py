@@ -38,6 +38,7 @@ from brahmic_pua.evaluation.evaluate import text_metrics
 from brahmic_pua.evaluation.report import grid, labels_of, table
 from brahmic_pua.evaluation.tokenizer_json import BYTE_PIECE, SPACE, HFTokenizer
 from brahmic_pua.model.manifest import NotAModelError
+from brahmic_pua.model.protocol import Processor
 from brahmic_pua.model.script_ids import (
     FMT,
     MIXED,
@@ -47,7 +48,6 @@ from brahmic_pua.model.script_ids import (
     script_of_text,
 )
 from brahmic_pua.runtime.processor import SentencePieceProcessor
-from brahmic_pua.runtime.protocol import Processor
 
 #: The per-piece judgements, in table order.
 FLAGS = ("mark_start", "virama_end", "cross_script", "byte")
@@ -70,8 +70,8 @@ SUMMARY: dict[str, str] = labels_of(
 )
 #: What the audit judges: a SentencePiece processor (brahmic_pua's, or stock's on a plain model)
 #: or a Hugging Face ``tokenizer.json``; both are a
-#: :class:`~brahmic_pua.runtime.protocol.Vocabulary` and an
-#: :class:`~brahmic_pua.runtime.protocol.Encoder`, and only a processor re-reads its model.
+#: :class:`~brahmic_pua.model.protocol.Vocabulary` and an
+#: :class:`~brahmic_pua.model.protocol.Encoder`, and only a processor re-reads its model.
 Audited = HFTokenizer | Processor
 
 

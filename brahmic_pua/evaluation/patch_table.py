@@ -20,9 +20,9 @@ from pathlib import Path
 
 from brahmic_pua.evaluation.metrics import orphan_mark_ids
 from brahmic_pua.io.atomic import write_atomic
+from brahmic_pua.model.protocol import Vocabulary
 from brahmic_pua.orthography import DEPENDENTS, CharClass, can_follow
 from brahmic_pua.orthography.unicode_tables import CLASS_RANGES, SCRIPT_RANGES, UNICODE_VERSION
-from brahmic_pua.runtime.protocol import Vocabulary
 
 #: The file name the patch includes (``#include "brahmic_dependents.h"``).
 HEADER_NAME = "brahmic_dependents.h"

@@ -52,7 +52,7 @@ from brahmic_pua.model.pieces import (
     set_unused,
 )
 from brahmic_pua.model.proto import BYTE, parse_model
-from brahmic_pua.runtime.protocol import Vocabulary
+from brahmic_pua.model.protocol import Vocabulary
 from brahmic_pua.segment import segment
 
 EXAMPLES = 8

@@ -30,11 +30,11 @@ a script of its own), which is the ``punct-join`` filter's business, not the id'
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 import regex
 import sentencepiece
 
+from brahmic_pua.model.protocol import Processor, Scored, Vocabulary
 from brahmic_pua.orthography import SCRIPT_NAMES
 from brahmic_pua.orthography.classify import script_of_char
 
@@ -86,18 +86,18 @@ def script_of_text(text: str) -> int:
     return scripts.pop() if scripts else PUN
 
 
-def piece_texts(processor: Any) -> list[str]:
+def piece_texts(processor: Vocabulary) -> list[str]:
     """The text of every piece, by id. A brahmic_pua model's pieces are read from the model and
     decoded through its codec, not taken as displayed: the display marks a literal ▁ as
     ``<U+2581>``, which would read as Latin."""
     codec = getattr(processor, "codec", None)
-    if codec is None:
+    if codec is None or not isinstance(processor, Processor):
         return [processor.id_to_piece(i) for i in range(processor.get_piece_size())]
     model = sentencepiece.SentencePieceProcessor(model_proto=processor.serialized_model_proto())
     return [codec.decode(model.id_to_piece(i)) for i in range(model.get_piece_size())]
 
 
-def script_ids(processor: Any) -> list[int]:
+def script_ids(processor: Vocabulary) -> list[int]:
     """One script id per vocabulary id, aligned with the vocabulary.
 
     ``processor``: brahmic_pua's or stock sentencepiece's (anything with ``get_piece_size``,
@@ -113,7 +113,7 @@ def script_ids(processor: Any) -> list[int]:
     return ids
 
 
-def vocabulary_lines(processor: Any, with_script_ids: bool = False) -> Iterator[str]:
+def vocabulary_lines(processor: Scored, with_script_ids: bool = False) -> Iterator[str]:
     """The vocabulary as ``piece<TAB>score`` lines (as in a ``.vocab`` file), pieces shown as
     text; ``with_script_ids`` adds each piece's script id and its name."""
     scripts = script_ids(processor) if with_script_ids else None

@@ -8,12 +8,13 @@ into vocabulary pieces; a character no piece covers is an unknown piece scored l
 from __future__ import annotations
 
 import math
-from typing import Any
+
+from brahmic_pua.model.protocol import Scored
 
 UNKNOWN_PENALTY = 10.0
 
 
-def segmentation_entropy(processor: Any, normalized: str, alpha: float) -> float:
+def segmentation_entropy(processor: Scored, normalized: str, alpha: float) -> float:
     """H in nats of the segmentations of ``normalized`` (spm's own normalized text)."""
     size = processor.get_piece_size()
     scores: dict[str, float] = {}

@@ -18,8 +18,8 @@ import sentencepiece as stock
 
 from brahmic_pua.model.manifest import extract
 from brahmic_pua.model.proto import parse_model
+from brahmic_pua.model.protocol import Processor
 from brahmic_pua.model.rules import rule_pairs
-from brahmic_pua.runtime.protocol import Processor
 from brahmic_pua.segment import segment
 
 _TEXT, _CONTROL, _BYTE = 0, 1, 2

@@ -8,11 +8,13 @@ makes; these protocols name them, so a new tokenizer kind knows what to provide 
 every call. They are structural: nothing has to inherit from them, and stock's processor (typed
 ``Any``, sentencepiece ships no types) is accepted as it is.
 
-Three layers, each what some caller needs and no more:
+Layers, each what some caller needs and no more:
 
 * :class:`Encoder`: a batch of texts to rows of ids and back (``evaluate``'s minimum).
 * :class:`Vocabulary`: the pieces and their kinds (``orphan_mark_ids``, the per-1000 rates,
   script ids, the audit's judgements).
+* :class:`Scored`: a vocabulary with its pieces' scores (the ``.vocab`` lines, the
+  segmentation entropy).
 * :class:`Processor`: both, plus the serialized model, which stock sentencepiece re-reads for
   its piece alignment (``token_starts``) and the stream decoder for its piece table.
 
@@ -59,3 +61,11 @@ class Processor(Encoder, Vocabulary, Protocol):
     """A SentencePiece processor: brahmic_pua's or stock's, on a plain or brahmic_pua model."""
 
     def serialized_model_proto(self) -> bytes: ...
+
+
+@runtime_checkable
+class Scored(Vocabulary, Protocol):
+    """A vocabulary whose pieces have scores (a SentencePiece model's): the ``.vocab`` lines
+    and the segmentation entropy read them."""
+
+    def get_score(self, id: int, /) -> float: ...
