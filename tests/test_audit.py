@@ -1,4 +1,4 @@
-"""``brahmic-pua audit`` (issue #9, item 1): counts on a hand-built vocabulary, on a plain spm
+"""``brahmic-pua audit``: counts on a hand-built vocabulary, on a plain spm
 model and brahmic_pua models trained on the Telugu sample and measured on its held-out lines, and
 on Hugging Face tokenizer.json files built here with ``tokenizers``."""
 

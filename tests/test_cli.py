@@ -161,7 +161,7 @@ def test_input_that_is_not_utf8(runner: CliRunner, tmp_path: Path) -> None:
     assert result.output.count("\n") == 1 and not target.exists()
 
 
-# -- issue #6: lines kept exactly, interruptions, broken pipes, one-line errors ---------------
+# -- lines kept exactly, interruptions, broken pipes, one-line errors --------------------------
 
 MODULE = [sys.executable, "-m", "brahmic_pua.cli.main"]
 ODD_LINES = ["క \u0308ి", "a\rb", "▁▁ literal ▁ x", "x \u0308 y", "క్రాంతి\r"]

@@ -1,4 +1,4 @@
-"""Script ids, the metrics and ``brahmic-pua eval`` / ``vocab`` (issue #7, items 4 and 5), on small
+"""Script ids, the metrics and ``brahmic-pua eval`` / ``vocab``, on small
 Devanagari models: brahmic_pua's and plain spm's, trained on the Hindi sample and the Nepali lines
 written for the tests, and measured on held-out lines of both."""
 

@@ -1,4 +1,4 @@
-"""examples/perplexity's tools for issue #19: the Kneser–Ney n-gram comparator (by hand), the
+"""examples/perplexity's tools: the Kneser–Ney n-gram comparator (by hand), the
 token-class attribution (by hand), the trend statistics, resuming an interrupted run (the
 result equals an uninterrupted one) and the paper preset's model shapes end to end on a CPU.
 

@@ -1,4 +1,4 @@
-"""Seed morphemes and post-training vocabulary filters (issue #7 items 2 and 3), on real text.
+"""Seed morphemes and post-training vocabulary filters, on real text.
 
 Each filter is checked against its definition written again here, independently (Unicode
 scripts through ``regex``, aksharas through ``segment``), on small Devanagari models (the Hindi

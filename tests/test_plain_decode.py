@@ -1,4 +1,4 @@
-"""Decoding without the denormalizer pass (brahmic_pua.model.decoding, issue #11 item 3) gives
+"""Decoding without the denormalizer pass (brahmic_pua.model.decoding) gives
 exactly stock spm's text on the same model: for real encoded lines, for any ids (byte, control,
 unknown and escape pieces included), and for the ids it must leave to stock."""
 

@@ -1,4 +1,4 @@
-"""Feedback on every long step (issue #18 item 4): the progress display's bars and phases, on a
+"""Feedback on every long step: the progress display's bars and phases, on a
 terminal and in a log, spm's log read for the training's phase, and what `brahmic-pua train`
 shows from start to end."""
 

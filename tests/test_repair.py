@@ -1,4 +1,4 @@
-"""fixToken repair of plain spm models (issue #9 item 2): ids and vocabulary, on real text.
+"""fixToken repair of plain spm models: ids and vocabulary, on real text.
 
 Small stock models are trained once for the module on the Telugu and Hindi samples: Unigram with
 byte fallback (spm's default normalizer), BPE with byte fallback and the identity normalizer (so

@@ -1,4 +1,4 @@
-"""Signals leave nothing behind (issue #17, item 9): a training stopped by SIGINT or SIGTERM,
+"""Signals leave nothing behind: a training stopped by SIGINT or SIGTERM,
 in the CLI or in a plain Python program, removes every temporary file and folder (spm's line
 file, an iterator's spill, the rule files, a local Ray cluster's session) and exits as a shell
 tool should: Ctrl-C 130 with one line, SIGTERM 143 (a program with Python's default SIGTERM

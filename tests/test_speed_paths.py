@@ -1,4 +1,4 @@
-"""The fast paths of training (issue #11 item 3) give exactly what the plain algorithms in
+"""The fast paths of training give exactly what the plain algorithms in
 speed_reference.py give: cluster counts word by word, spellings without listing what is not
 needed, the cheapest-first order of cluster + mark texts, the normalizer rules, and a model
 trained with them (byte for byte)."""

@@ -1,4 +1,4 @@
-"""A ``.model`` is untrusted input (issue #17, item 1).
+"""A ``.model`` is untrusted input.
 
 The manifest's fingerprint is a hash of its own body: anyone who edits a manifest can sign it
 again, so every hostile manifest here is re-signed the way brahmic_pua signs (the fingerprint

@@ -1,4 +1,4 @@
-"""Issue #17, items 7 and 8: ``brahmic-pua audit`` on valid tokenizer.json files of unusual
+"""``brahmic-pua audit`` on valid tokenizer.json files of unusual
 shape (ids with gaps, an ``unk_token`` missing from the vocabulary), and BrahmicPuaTokenizer's
 decode around special tokens (stock spm's text, spaces kept) and its save/load under a
 ``filename_prefix``.

@@ -1,4 +1,4 @@
-"""Issue #17's small things: each test failed on the code the red team ran.
+"""Small input edge cases, each a one-line error or the right value where it was neither:
 
 - ``filter --filters all`` said "unknown filter 'all'" (the trainer took it, the README and
   examples/nepali/run.py tell users to run it);

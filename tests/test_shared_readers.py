@@ -1,5 +1,5 @@
-"""One rule per fact: each fact that used to be written twice (and disagreed) is read by one
-function now. Every test here failed on the copy that was removed."""
+"""One rule per fact: each fact that several modules need is read by one function, and each
+test here checks that every caller gets that function's answer (two copies disagreed before)."""
 
 from __future__ import annotations
 
