@@ -56,10 +56,12 @@ def main() -> None:
         prefix = f"{work}/m"
         seconds, _ = timed(
             lambda: training.train_model(
-                sentence_iterator=iter(te + ne[:20000]), model_prefix=prefix,
-                vocab_size=args.vocab_size, model_type=args.model_type,
+                sentence_iterator=iter(te + ne[:20000]),
+                model_prefix=prefix,
+                vocab_size=args.vocab_size,
+                model_type=args.model_type,
             )
-        )  # fmt: skip
+        )
         size = Path(f"{prefix}.model").stat().st_size
         sp = brahmic_pua.SentencePieceProcessor(model_file=f"{prefix}.model")
     assert sp.codec is not None

@@ -62,10 +62,16 @@ def nepali(train_lines: int, held_lines: int) -> Task:
 def train_plain(lines: Sequence[str], prefix: str, **options: Any) -> spm.SentencePieceProcessor:
     """Stock spm with the lossless options the project's other baselines use."""
     spm.SentencePieceTrainer.train(
-        sentence_iterator=iter(lines), model_prefix=prefix, normalization_rule_name="identity",
-        byte_fallback=True, split_digits=True, remove_extra_whitespaces=False,
-        character_coverage=1.0, minloglevel=2, **options,
-    )  # fmt: skip
+        sentence_iterator=iter(lines),
+        model_prefix=prefix,
+        normalization_rule_name="identity",
+        byte_fallback=True,
+        split_digits=True,
+        remove_extra_whitespaces=False,
+        character_coverage=1.0,
+        minloglevel=2,
+        **options,
+    )
     return spm.SentencePieceProcessor(model_file=prefix + ".model")
 
 
@@ -93,9 +99,12 @@ def main() -> None:
     parser.add_argument("--ne_held_lines", type=int, default=3000)
     parser.add_argument("--num_threads", type=int, default=2)
     parser.add_argument(
-        "--option", type=option_value, action="append", default=[],
+        "--option",
+        type=option_value,
+        action="append",
+        default=[],
         help="an extra trainer option for brahmic_pua only, name=value (repeatable)",
-    )  # fmt: skip
+    )
     args = parser.parse_args()
     extra = dict(args.option)
     tasks = {"te": lambda: telugu(args.news_lines)}

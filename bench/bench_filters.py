@@ -47,10 +47,36 @@ VOCAB = 8000
 PARTICLES = ("नै", "कै", "मै", "पनि", "मात्र", "मात्रै", "समेत", "लगायत", "मध्ये")
 #: The seeds considered (the shipped list, and प्रति and भर, left out for want of a source).
 CANDIDATES = (
-    "ले", "लाई", "मा", "को", "का", "की", "बाट", "देखि", "सँग", "संग", "सम्म", "तिर", "भन्दा",
-    "हरू", "हरु", "अनुसार", "बारे", "बाहेक", "बाहिर", "बीच", "पछि", "अघि", "माथि", "भित्र",
-    "लागि", "साथ", "नजिक", "प्रति", "भर",
-)  # fmt: skip
+    "ले",
+    "लाई",
+    "मा",
+    "को",
+    "का",
+    "की",
+    "बाट",
+    "देखि",
+    "सँग",
+    "संग",
+    "सम्म",
+    "तिर",
+    "भन्दा",
+    "हरू",
+    "हरु",
+    "अनुसार",
+    "बारे",
+    "बाहेक",
+    "बाहिर",
+    "बीच",
+    "पछि",
+    "अघि",
+    "माथि",
+    "भित्र",
+    "लागि",
+    "साथ",
+    "नजिक",
+    "प्रति",
+    "भर",
+)
 _EDGES = regex.compile(r"^[\p{P}\p{S}]+|[\p{P}\p{S}]+$")
 
 
@@ -129,18 +155,24 @@ def train(lines: list[str], model_type: str, symbols: Sequence[str], work: str) 
     prefix = f"{work}/{model_type}{len(symbols)}"
     options = {"user_defined_symbols": ",".join(symbols)} if symbols else {}
     train_model(
-        sentence_iterator=iter(lines), model_prefix=prefix, vocab_size=VOCAB,
-        model_type=model_type, **options,
-    )  # fmt: skip
+        sentence_iterator=iter(lines),
+        model_prefix=prefix,
+        vocab_size=VOCAB,
+        model_type=model_type,
+        **options,
+    )
     return Path(f"{prefix}.model").read_bytes()
 
 
 def train_plain(lines: list[str], model_type: str) -> bytes:
     out = io.BytesIO()
     stock.SentencePieceTrainer.train(
-        sentence_iterator=iter(lines), model_writer=out, vocab_size=VOCAB,
-        model_type=model_type, minloglevel=2,
-    )  # fmt: skip
+        sentence_iterator=iter(lines),
+        model_writer=out,
+        vocab_size=VOCAB,
+        model_type=model_type,
+        minloglevel=2,
+    )
     return out.getvalue()
 
 
@@ -221,8 +253,10 @@ def main() -> None:
                     report_filters(f"brahmic {model_type}", data, train_lines, held)
                 else:
                     before = fertility_of(data, held)
-                    print(f"| brahmic {model_type}, {variant} as user symbols | – | 0 | "
-                          f"{before:.4f} | | | |")  # fmt: skip
+                    print(
+                        f"| brahmic {model_type}, {variant} as user symbols | – | 0 | "
+                        f"{before:.4f} | | | |"
+                    )
                 absorbed, _ = apply_filters(data, ["seed-absorb"], seeds=seeds)
                 rates[model_type, variant, False] = one_piece_rates(data, held, seeds)
                 rates[model_type, variant, True] = one_piece_rates(absorbed, held, seeds)

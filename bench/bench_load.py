@@ -64,20 +64,35 @@ def main() -> None:
     train, held = news[: -args.lines], news[-args.lines :]
     with tempfile.TemporaryDirectory() as work:
         brahmic_pua.SentencePieceTrainer.train(
-            sentence_iterator=iter(train[:60_000]), model_prefix=f"{work}/lm", vocab_size=8000,
-            normalization="nepali-lm", progress=False,
-        )  # fmt: skip
-        compare("nepali-lm model, shipped folding table, held-out news", f"{work}/lm.model", held,
-                args.repeat)  # fmt: skip
+            sentence_iterator=iter(train[:60_000]),
+            model_prefix=f"{work}/lm",
+            vocab_size=8000,
+            normalization="nepali-lm",
+            progress=False,
+        )
+        compare(
+            "nepali-lm model, shipped folding table, held-out news",
+            f"{work}/lm.model",
+            held,
+            args.repeat,
+        )
         table = Path(work) / "worst.tsv"
         rules = [f"{'a' * 31}{chr(0x100 + i)}\tb" for i in range(128)]
         table.write_text("\n".join(rules) + "\n", encoding="utf-8")
         brahmic_pua.SentencePieceTrainer.train(
-            input=str(SAMPLE), model_prefix=f"{work}/worst", vocab_size=1000,
-            normalization="nepali-lm", folding_rules=str(table), progress=False,
-        )  # fmt: skip
-        compare("128 rules of 32 code points, one line of 10,240 'a'", f"{work}/worst.model",
-                ["a" * 10_240], args.repeat)  # fmt: skip
+            input=str(SAMPLE),
+            model_prefix=f"{work}/worst",
+            vocab_size=1000,
+            normalization="nepali-lm",
+            folding_rules=str(table),
+            progress=False,
+        )
+        compare(
+            "128 rules of 32 code points, one line of 10,240 'a'",
+            f"{work}/worst.model",
+            ["a" * 10_240],
+            args.repeat,
+        )
 
 
 if __name__ == "__main__":

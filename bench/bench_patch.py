@@ -42,10 +42,14 @@ SWITCH = "dependents_via_byte_fallback"
 
 def spm_options(vocab_size: int, model_type: str) -> dict[str, Any]:
     return {
-        "vocab_size": vocab_size, "model_type": model_type, "byte_fallback": True,
-        "split_digits": True, "remove_extra_whitespaces": False, "num_threads": 1,
+        "vocab_size": vocab_size,
+        "model_type": model_type,
+        "byte_fallback": True,
+        "split_digits": True,
+        "remove_extra_whitespaces": False,
+        "num_threads": 1,
         "minloglevel": 2,
-    }  # fmt: skip
+    }
 
 
 def flag(value: Any) -> str:
@@ -70,9 +74,7 @@ def tokenizers(
     raw = {**options, "normalization_rule_name": "identity"}
 
     def stock() -> Any:
-        spm.SentencePieceTrainer.train(
-            input=str(train), model_prefix=f"{work}/stock", **raw
-        )  # fmt: skip
+        spm.SentencePieceTrainer.train(input=str(train), model_prefix=f"{work}/stock", **raw)
         return spm.SentencePieceProcessor(model_file=f"{work}/stock.model")
 
     def built(name: str, bin_dir: Path, extra: dict[str, Any]) -> Callable[[], Any]:

@@ -42,9 +42,13 @@ def lines(name: str) -> list[str]:
 def train_plain(texts: list[str], model_type: str) -> bytes:
     out = io.BytesIO()
     stock.SentencePieceTrainer.train(
-        sentence_iterator=iter(texts), model_writer=out, vocab_size=VOCAB,
-        model_type=model_type, byte_fallback=True, minloglevel=2,
-    )  # fmt: skip
+        sentence_iterator=iter(texts),
+        model_writer=out,
+        vocab_size=VOCAB,
+        model_type=model_type,
+        byte_fallback=True,
+        minloglevel=2,
+    )
     return out.getvalue()
 
 

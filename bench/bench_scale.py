@@ -102,16 +102,24 @@ def corpus_of(size: int, work: Path) -> Path:
 def train_row(size: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
     corpus = corpus_of(size, work)
     common: dict[str, Any] = {
-        "input": str(corpus), "vocab_size": args.vocab_size, "model_type": args.model_type,
-        "byte_fallback": True, "split_digits": True, "remove_extra_whitespaces": False,
-        "max_sentence_length": 1 << 16, "num_threads": args.num_threads, "minloglevel": 2,
-    }  # fmt: skip
+        "input": str(corpus),
+        "vocab_size": args.vocab_size,
+        "model_type": args.model_type,
+        "byte_fallback": True,
+        "split_digits": True,
+        "remove_extra_whitespaces": False,
+        "max_sentence_length": 1 << 16,
+        "num_threads": args.num_threads,
+        "minloglevel": 2,
+    }
     if size > max(SIZES):
         common.update(input_sentence_size=args.sample, shuffle_input_sentence=True)
     raw = {
-        **common, "model_prefix": str(work / f"raw_{size}"),
-        "normalization_rule_name": "identity", "character_coverage": 1.0,
-    }  # fmt: skip
+        **common,
+        "model_prefix": str(work / f"raw_{size}"),
+        "normalization_rule_name": "identity",
+        "character_coverage": 1.0,
+    }
     row: dict[str, Any] = {"size": size, "corpus": corpus.name, "mb": corpus.stat().st_size / 1e6}
     row["raw"] = measured([sys.executable, "-c", RAW, json.dumps(raw)])
     for engine in args.engines:  # one folder each: the model records its prefix's name

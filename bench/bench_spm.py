@@ -59,9 +59,12 @@ def train_once(
     wall, cpu = time.perf_counter(), _cpu()
     if kind == "raw":
         spm.SentencePieceTrainer.train(
-            **source, model_prefix=prefix, normalization_rule_name="identity",
-            character_coverage=1.0, **options,
-        )  # fmt: skip
+            **source,
+            model_prefix=prefix,
+            normalization_rule_name="identity",
+            character_coverage=1.0,
+            **options,
+        )
     else:
         train_model(**source, model_prefix=prefix, **options)
     return time.perf_counter() - wall, _cpu() - cpu
@@ -88,9 +91,11 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--train_repeat", type=int, default=1)
     parser.add_argument(
-        "--feed", choices=["file", "iterator"], default="file",
+        "--feed",
+        choices=["file", "iterator"],
+        default="file",
         help="training lines as input= (a file, as the CLI trains) or as a sentence_iterator",
-    )  # fmt: skip
+    )
     args = parser.parse_args()
     summary: dict[tuple[str, str], dict[str, float]] = {}
     for corpus in args.corpus:
@@ -105,9 +110,13 @@ def main() -> None:
             f"training lines fed as {args.feed}\n"
         )
         common = {
-            "vocab_size": args.vocab_size, "byte_fallback": True, "split_digits": True,
-            "remove_extra_whitespaces": False, "num_threads": args.num_threads, "minloglevel": 2,
-        }  # fmt: skip
+            "vocab_size": args.vocab_size,
+            "byte_fallback": True,
+            "split_digits": True,
+            "remove_extra_whitespaces": False,
+            "num_threads": args.num_threads,
+            "minloglevel": 2,
+        }
         for model_type in args.model_types:
             ratios = compare(model_type, train, held, common, args)
             for name, ratio in ratios.items():
@@ -121,9 +130,12 @@ def main() -> None:
 
 
 def compare(
-    model_type: str, train: list[str], held: list[str], common: dict[str, Any],
+    model_type: str,
+    train: list[str],
+    held: list[str],
+    common: dict[str, Any],
     args: argparse.Namespace,
-) -> dict[str, float]:  # fmt: skip
+) -> dict[str, float]:
     """Train both tokenizers with ``model_type``, print one table, return its ratios."""
     header = f"{'':24}{'raw spm':>12}{'brahmic_pua':>14}{'ratio':>8}{'target':>8}"
     options = {"model_type": model_type, **common}

@@ -85,13 +85,18 @@ def main() -> None:
         paths = [Path(path) for path in args.model]
         if not paths:
             train_model(
-                input=str(CORPORA / "te.train.txt"), model_prefix=f"{work}/brahmic",
-                vocab_size=8000, model_type="unigram",
-            )  # fmt: skip
+                input=str(CORPORA / "te.train.txt"),
+                model_prefix=f"{work}/brahmic",
+                vocab_size=8000,
+                model_type="unigram",
+            )
             stock.SentencePieceTrainer.train(
-                input=str(CORPORA / "te.train.txt"), model_prefix=f"{work}/stock",
-                vocab_size=8000, byte_fallback=True, minloglevel=2,
-            )  # fmt: skip
+                input=str(CORPORA / "te.train.txt"),
+                model_prefix=f"{work}/stock",
+                vocab_size=8000,
+                byte_fallback=True,
+                minloglevel=2,
+            )
             paths = [Path(f"{work}/brahmic.model"), Path(f"{work}/stock.model")]
         for path in paths:
             processor = brahmic_pua.SentencePieceProcessor(model_file=str(path))

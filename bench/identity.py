@@ -82,8 +82,10 @@ def _train(name: str, folder: Path) -> dict[str, str]:
         kwargs["input"] = str(source)
     prefix = folder / name
     spm.SentencePieceTrainer.train(model_prefix=str(prefix), progress=False, **kwargs)
-    return {f"{name}.model": _digest(prefix.with_suffix(".model")),
-            f"{name}.vocab": _digest(prefix.with_suffix(".vocab"))}  # fmt: skip
+    return {
+        f"{name}.model": _digest(prefix.with_suffix(".model")),
+        f"{name}.vocab": _digest(prefix.with_suffix(".vocab")),
+    }
 
 
 def _shards(folder: Path) -> dict[str, str]:

@@ -84,9 +84,14 @@ def bool_option(flag: str, help: str, name: str | None = None) -> Callable[[FC],
     :class:`Command`."""
     decls = (flag, name) if name else (flag,)
     return click.option(
-        *decls, type=_BoolWord(), is_flag=False, flag_value="true", default=None,
-        metavar="[true|false]", help=help,
-    )  # fmt: skip
+        *decls,
+        type=_BoolWord(),
+        is_flag=False,
+        flag_value="true",
+        default=None,
+        metavar="[true|false]",
+        help=help,
+    )
 
 
 class Command(click.Command):

@@ -45,16 +45,23 @@ def run(vocab_size: int = 2000, model_type: str = "unigram") -> tuple[list[Compa
     """Train both models; return the side-by-side sentences and a one-line summary."""
     train, held = sample_lines()
     options: dict[str, Any] = {
-        "vocab_size": vocab_size, "model_type": model_type, "byte_fallback": True,
-        "remove_extra_whitespaces": False, "split_digits": True, "minloglevel": 2,
-    }  # fmt: skip
+        "vocab_size": vocab_size,
+        "model_type": model_type,
+        "byte_fallback": True,
+        "remove_extra_whitespaces": False,
+        "split_digits": True,
+        "minloglevel": 2,
+    }
     with tempfile.TemporaryDirectory(prefix="brahmic_pua_demo_") as work:
         ours_prefix, plain_prefix = str(Path(work, "ours")), str(Path(work, "plain"))
         train_model(sentence_iterator=iter(train), model_prefix=ours_prefix, **options)
         spm.SentencePieceTrainer.train(
-            sentence_iterator=iter(train), model_prefix=plain_prefix,
-            normalization_rule_name="identity", character_coverage=1.0, **options,
-        )  # fmt: skip
+            sentence_iterator=iter(train),
+            model_prefix=plain_prefix,
+            normalization_rule_name="identity",
+            character_coverage=1.0,
+            **options,
+        )
         ours = SentencePieceProcessor(model_file=ours_prefix + ".model")
         plain = spm.SentencePieceProcessor(model_file=plain_prefix + ".model")
         ours_ids, plain_ids = ours.encode(held), plain.encode(held)

@@ -15,42 +15,66 @@ from .common import MODEL, SETTINGS, Choice, Command, bool_option
 @click.command("encode-corpus", cls=Command, context_settings=SETTINGS)
 @MODEL
 @click.option(
-    "--output", required=True, type=click.Path(file_okay=False),
+    "--output",
+    required=True,
+    type=click.Path(file_okay=False),
     help="Directory for the shards and index.json (created; rerun to resume; one run at a time).",
-)  # fmt: skip
+)
 @click.argument("inputs", nargs=-1, required=True)
 @click.option(
-    "--shard_bytes", type=click.IntRange(min=1), default=None,
+    "--shard_bytes",
+    type=click.IntRange(min=1),
+    default=None,
     help=f"Input text per shard, cut at a line end [default: {DEFAULT_SHARD_BYTES}].",
-)  # fmt: skip
+)
 @click.option("--shard_lines", type=click.IntRange(min=1), default=None, help="Lines per shard.")
 @click.option(
-    "--engine", type=Choice(ENGINES), default="local", show_default=True,
+    "--engine",
+    type=Choice(ENGINES),
+    default="local",
+    show_default=True,
     help="Encode here (processes) or on Ray (actors); the same shards.",
-)  # fmt: skip
+)
 @click.option(
-    "--workers", type=click.IntRange(min=1), default=1, show_default=True,
+    "--workers",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
     help="Processes (local) or Ray actors (ray), each encoding one shard at a time.",
-)  # fmt: skip
+)
 @click.option(
-    "--ray_address", default=None,
+    "--ray_address",
+    default=None,
     help="A running Ray cluster (e.g. ray://head:10001); default: a local one.",
-)  # fmt: skip
+)
 @bool_option("--progress", "Progress on stderr; false for none [default: true].")
 def encode_corpus_command(
-    model_path: str, output: str, inputs: tuple[str, ...], shard_bytes: int | None,
-    shard_lines: int | None, engine: str, workers: int, ray_address: str | None,
+    model_path: str,
+    output: str,
+    inputs: tuple[str, ...],
+    shard_bytes: int | None,
+    shard_lines: int | None,
+    engine: str,
+    workers: int,
+    ray_address: str | None,
     progress: bool | None,
-) -> None:  # fmt: skip
+) -> None:
     """Encode FILE… (files or quoted globs) into .npy id shards: each line's ids, then eos."""
     if shard_bytes is not None and shard_lines is not None:
         raise click.UsageError("give --shard_bytes or --shard_lines, not both")
     if engine == "ray":  # before anything is created: no empty output directory without Ray
         import_ray()
     index = encode_corpus(
-        model_path, inputs, output, shard_bytes=shard_bytes, shard_lines=shard_lines,
-        engine=engine, workers=workers, ray_address=ray_address, progress=progress is not False,
-    )  # fmt: skip
+        model_path,
+        inputs,
+        output,
+        shard_bytes=shard_bytes,
+        shard_lines=shard_lines,
+        engine=engine,
+        workers=workers,
+        ray_address=ray_address,
+        progress=progress is not False,
+    )
     click.echo(
         f"wrote {len(index['shards'])} shards, {index['tokens']:,} tokens "
         f"({index['dtype']}) of {index['lines']:,} lines to {output}",

@@ -68,10 +68,16 @@ def _corpus(paths: tuple[str, ...]) -> Iterator[str]:
     help="θ per million corpus words instead of a count.",
 )
 def filter_command(
-    model_path: str, output: str, names: str, seeds_strict: str | None,
-    seeds_ambiguous: str | None, nepali: bool | None, corpus: tuple[str, ...], theta: float,
+    model_path: str,
+    output: str,
+    names: str,
+    seeds_strict: str | None,
+    seeds_ambiguous: str | None,
+    nepali: bool | None,
+    corpus: tuple[str, ...],
+    theta: float,
     theta_per_million: float | None,
-) -> None:  # fmt: skip
+) -> None:
     """Disable pieces by filter (UNUSED: ids stay); print how many each filter disabled."""
     with one_line_errors():
         chosen = check_filters(comma_list(names))
@@ -79,18 +85,26 @@ def filter_command(
             raise ValueError(f"--filters names no filter: choose from {', '.join(FILTERS)}")
         given = bool(seeds_strict or seeds_ambiguous or nepali)
         check_filter_inputs(
-            chosen, seeds=given, corpus=bool(corpus), give_corpus="--corpus",
+            chosen,
+            seeds=given,
+            corpus=bool(corpus),
+            give_corpus="--corpus",
             give_seeds="--seeds_strict, --seeds_ambiguous or --nepali_seeds",
-        )  # fmt: skip
+        )
         if (unused := unused_seeds(chosen, given)) is not None:
             click.echo(f"brahmic_pua: {unused}", err=True)
         seeds = load_seeds(seeds_strict, seeds_ambiguous, bool(nepali)) if given else None
         check_model_output(output)
         data = read_model_file(model_path)
         filtered, report = apply_filters(
-            data, chosen, seeds=seeds, corpus=_corpus(corpus) if corpus else None,
-            theta=theta, theta_per_million=theta_per_million, source=model_path,
-        )  # fmt: skip
+            data,
+            chosen,
+            seeds=seeds,
+            corpus=_corpus(corpus) if corpus else None,
+            theta=theta,
+            theta_per_million=theta_per_million,
+            source=model_path,
+        )
         write_model(output, filtered)
     for line in report.lines():
         click.echo(line)

@@ -192,9 +192,12 @@ def segment_command(
 
 @main.command("normalize")
 @click.option(
-    "--mode", type=Choice(MODES), default="nfc", show_default=True,
+    "--mode",
+    type=Choice(MODES),
+    default="nfc",
+    show_default=True,
     help="N: nfc, none, or nepali-lm / nepali-ocr (Nepali spelling variants folded).",
-)  # fmt: skip
+)
 @INPUT
 @OUTPUT
 def normalize_command(mode: str, input_: BinaryIO, output: str | None) -> None:
@@ -281,28 +284,41 @@ def _model_prefix(ctx: click.Context, param: click.Parameter, value: str) -> str
     help="Writes <prefix>.model and <prefix>.vocab.",
 )
 @click.option(
-    "--vocab_size", type=int, default=DEFAULT_VOCAB_SIZE, show_default=True,
+    "--vocab_size",
+    type=int,
+    default=DEFAULT_VOCAB_SIZE,
+    show_default=True,
     help="Pieces in the model, the special and byte pieces included.",
-)  # fmt: skip
+)
 @click.option(
-    "--model_type", type=Choice(MODEL_TYPES), default="unigram",
-    show_default=True, help="SentencePiece's algorithm.",
-)  # fmt: skip
+    "--model_type",
+    type=Choice(MODEL_TYPES),
+    default="unigram",
+    show_default=True,
+    help="SentencePiece's algorithm.",
+)
 @click.option("--policy", type=POLICY, default="fixtoken", show_default=True, help=POLICY_HELP)
 @click.option("--scripts", default=None, help="Comma-separated Brahmic scripts (default: as seen).")
 @click.option(
-    "--normalization", type=Choice(MODES), default="nfc", show_default=True,
+    "--normalization",
+    type=Choice(MODES),
+    default="nfc",
+    show_default=True,
     help="N applied before segmentation (nepali-lm folds spelling variants and drops ZWJ).",
-)  # fmt: skip
+)
 @click.option(
-    "--folding_rules", type=FILE, default=None,
+    "--folding_rules",
+    type=FILE,
+    default=None,
     help="A folding table of your own for nepali-lm / nepali-ocr (pattern<TAB>replacement lines).",
-)  # fmt: skip
+)
 @click.option(
-    "--input_sentence_size", type=int, default=None,
+    "--input_sentence_size",
+    type=int,
+    default=None,
     help="Train on N lines, sampled by a fixed seed (the first N with "
     "--shuffle_input_sentence=false) [default: all].",
-)  # fmt: skip
+)
 @bool_option(
     "--progress",
     "Progress on stderr, phase by phase (scan, spm's training, rules, filters, writing): a live "
@@ -314,40 +330,61 @@ def _model_prefix(ctx: click.Context, param: click.Parameter, value: str) -> str
     "[default: true].",
 )
 @click.option(
-    "--filters", default=None,
+    "--filters",
+    default=None,
     help=f"Disable pieces after training, comma-separated: {','.join(FILTERS)}, or all.",
-)  # fmt: skip
+)
 @click.option(
-    "--seeds_strict", type=FILE, default=None,
+    "--seeds_strict",
+    type=FILE,
+    default=None,
     help="Seed file (V_strict, one seed per line) for the theta and seed-absorb filters.",
-)  # fmt: skip
+)
 @click.option(
-    "--seeds_ambiguous", type=FILE, default=None,
+    "--seeds_ambiguous",
+    type=FILE,
+    default=None,
     help="Seed file (V_ambiguous, one seed per line) for the theta and seed-absorb filters.",
-)  # fmt: skip
+)
 @bool_option("--nepali_seeds", "Add the shipped Nepali seeds (theta and seed-absorb filters).")
 @click.option(
-    "--theta", type=float, default=None,
+    "--theta",
+    type=float,
+    default=None,
     help=f"θ of the theta filter, as a count [default: {DEFAULT_THETA:g}].",
-)  # fmt: skip
+)
 @click.option(
-    "--theta_per_million", type=float, default=None,
+    "--theta_per_million",
+    type=float,
+    default=None,
     help="θ per million corpus words instead of a count.",
-)  # fmt: skip
+)
 @click.option(
-    "--engine", type=Choice(ENGINES), default="local", show_default=True,
+    "--engine",
+    type=Choice(ENGINES),
+    default="local",
+    show_default=True,
     help="Count clusters here or on Ray (--ray_address=ADDR, else a local cluster); same model.",
-)  # fmt: skip
+)
 @click.option(
-    "--ray_address", default=None,
+    "--ray_address",
+    default=None,
     help="With --engine ray: a running Ray cluster (e.g. ray://head:10001) [default: a local one].",
-)  # fmt: skip
+)
 @click.pass_context
 def train_command(
-    ctx: click.Context, /, inputs: tuple[str, ...], model_prefix: str, vocab_size: int,
-    model_type: str, policy: str, scripts: str | None, normalization: str, engine: str,
+    ctx: click.Context,
+    /,
+    inputs: tuple[str, ...],
+    model_prefix: str,
+    vocab_size: int,
+    model_type: str,
+    policy: str,
+    scripts: str | None,
+    normalization: str,
+    engine: str,
     **given: Any,
-) -> None:  # fmt: skip
+) -> None:
     """Train a SentencePiece model on clusters; any other spm_train flag passes through.
 
     The options below are brahmic_pua's own and the spm flags it reads itself. Every other
@@ -359,10 +396,17 @@ def train_command(
     ours = {"progress": True, **{name: value for name, value in given.items() if value is not None}}
     try:
         train_model(
-            input=list(inputs), model_prefix=model_prefix, vocab_size=vocab_size,
-            model_type=model_type, policy=policy, scripts=scripts, normalization=normalization,
-            engine=engine, **ours, **flags,
-        )  # fmt: skip
+            input=list(inputs),
+            model_prefix=model_prefix,
+            vocab_size=vocab_size,
+            model_type=model_type,
+            policy=policy,
+            scripts=scripts,
+            normalization=normalization,
+            engine=engine,
+            **ours,
+            **flags,
+        )
     except OptionError as error:  # a wrong option name or value: a usage error, exit 2
         raise click.UsageError(str(error), ctx) from None
 
@@ -370,9 +414,12 @@ def train_command(
 @main.command("demo")
 @click.option("--vocab_size", type=int, default=2000, show_default=True, help="Of both models.")
 @click.option(
-    "--model_type", type=Choice(["unigram", "bpe"]), default="unigram", show_default=True,
+    "--model_type",
+    type=Choice(["unigram", "bpe"]),
+    default="unigram",
+    show_default=True,
     help="SentencePiece's algorithm, for both models.",
-)  # fmt: skip
+)
 def demo_command(vocab_size: int, model_type: str) -> None:
     """Train on the bundled Telugu/Hindi sample; compare with plain spm."""
     from . import demo

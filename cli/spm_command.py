@@ -35,14 +35,19 @@ from .common import (
 _T = TypeVar("_T")
 
 SPM_INPUT = click.option(
-    "--input", "input_", type=click.File("rb"), default=None,
+    "--input",
+    "input_",
+    type=click.File("rb"),
+    default=None,
     help="UTF-8 text file, one line per line (default: the FILE arguments, else stdin).",
-)  # fmt: skip
+)
 FILES = click.argument("files", nargs=-1, type=click.File("rb"))
 EXTRA = click.option(
-    "--extra_options", default="", metavar="OPTIONS",
+    "--extra_options",
+    default="",
+    metavar="OPTIONS",
     help="Colon-separated, applied in order: bos, eos, reverse, unk (e.g. bos:eos).",
-)  # fmt: skip
+)
 MINLOGLEVEL = click.option(
     "--minloglevel",
     type=int,
@@ -95,44 +100,69 @@ def _start(
 @click.command("encode", cls=Command, context_settings=SETTINGS)
 @MODEL
 @click.option(
-    "--output_format", type=Choice(spm.ENCODE_FORMATS), default="piece", show_default=True,
+    "--output_format",
+    type=Choice(spm.ENCODE_FORMATS),
+    default="piece",
+    show_default=True,
     help="piece, id or proto; sample_* (--nbest_size, --alpha) or nbest_* (--nbest_size) of each.",
-)  # fmt: skip
+)
 @SPM_INPUT
 @FILES
 @OUTPUT
 @EXTRA
 @click.option(
-    "--nbest_size", type=int, default=10, show_default=True,
+    "--nbest_size",
+    type=int,
+    default=10,
+    show_default=True,
     help="nbest_*: candidates per line; sample_*: sample among this many (<0: all; 0, 1: none).",
-)  # fmt: skip
+)
 @click.option(
-    "--alpha", type=float, default=0.5, show_default=True,
+    "--alpha",
+    type=float,
+    default=0.5,
+    show_default=True,
     help="sample_*: smoothing of a Unigram model's sampling; a BPE model's dropout probability.",
-)  # fmt: skip
+)
 @click.option(
-    "--random_seed", type=click.IntRange(0, 2**32 - 1), default=None,
+    "--random_seed",
+    type=click.IntRange(0, 2**32 - 1),
+    default=None,
     help="Seed spm's sampling with this (SetRandomGeneratorSeed) [default: random].",
-)  # fmt: skip
+)
 @click.option(
-    "--vocabulary", type=FILE, default=None,
+    "--vocabulary",
+    type=FILE,
+    default=None,
     help="Emit only these pieces (piece or piece<TAB>count lines) and single characters.",
-)  # fmt: skip
+)
 @click.option(
-    "--vocabulary_threshold", type=int, default=0, show_default=True,
+    "--vocabulary_threshold",
+    type=int,
+    default=0,
+    show_default=True,
     help="With --vocabulary: leave out pieces counted fewer times than this.",
-)  # fmt: skip
+)
 @bool_option(
     "--generate_vocabulary",
     "Print piece<TAB>count of the pieces the input uses instead of encoding it [default: false].",
 )
 @MINLOGLEVEL
 def encode_command(
-    model_path: str, output_format: str, input_: BinaryIO | None, files: tuple[BinaryIO, ...],
-    output: str | None, extra_options: str, nbest_size: int, alpha: float,
-    random_seed: int | None, vocabulary: str | None, vocabulary_threshold: int,
-    generate_vocabulary: bool | None, minloglevel: int | None,
-) -> None:  # fmt: skip
+    model_path: str,
+    output_format: str,
+    input_: BinaryIO | None,
+    files: tuple[BinaryIO, ...],
+    output: str | None,
+    extra_options: str,
+    nbest_size: int,
+    alpha: float,
+    random_seed: int | None,
+    vocabulary: str | None,
+    vocabulary_threshold: int,
+    generate_vocabulary: bool | None,
+    minloglevel: int | None,
+) -> None:
     """Like spm_encode: each line's pieces or ids, space-separated (spm_encode's flags)."""
     sources, steps, sp = _start(model_path, input_, files, extra_options, minloglevel)
     if vocabulary is not None:
@@ -153,23 +183,34 @@ def encode_command(
 @click.command("decode", cls=Command, context_settings=SETTINGS)
 @MODEL
 @click.option(
-    "--input_format", type=Choice(spm.DECODE_INPUTS), default="piece", show_default=True,
+    "--input_format",
+    type=Choice(spm.DECODE_INPUTS),
+    default="piece",
+    show_default=True,
     help="Read pieces or ids, space-separated.",
-)  # fmt: skip
+)
 @click.option(
-    "--output_format", type=Choice(spm.DECODE_FORMATS), default="string", show_default=True,
+    "--output_format",
+    type=Choice(spm.DECODE_FORMATS),
+    default="string",
+    show_default=True,
     help="The text, or spm's proto of it (protobuf text format).",
-)  # fmt: skip
+)
 @SPM_INPUT
 @FILES
 @OUTPUT
 @EXTRA
 @MINLOGLEVEL
 def decode_command(
-    model_path: str, input_format: str, output_format: str, input_: BinaryIO | None,
-    files: tuple[BinaryIO, ...], output: str | None, extra_options: str,
+    model_path: str,
+    input_format: str,
+    output_format: str,
+    input_: BinaryIO | None,
+    files: tuple[BinaryIO, ...],
+    output: str | None,
+    extra_options: str,
     minloglevel: int | None,
-) -> None:  # fmt: skip
+) -> None:
     """Like spm_decode: space-separated pieces or ids in, text out (spm_decode's flags)."""
     sources, steps, sp = _start(model_path, input_, files, extra_options, minloglevel)
     decode = spm.decoder(sp, input_format, output_format, steps, parse_ids)

@@ -46,15 +46,27 @@ _text_format: Any = importlib.import_module("google.protobuf.text_format")
 
 #: spm_encode's --output_format values, in its order.
 ENCODE_FORMATS: Final = (
-    "piece", "id", "proto", "sample_piece", "sample_id", "sample_proto",
-    "nbest_piece", "nbest_id", "nbest_proto",
-)  # fmt: skip
+    "piece",
+    "id",
+    "proto",
+    "sample_piece",
+    "sample_id",
+    "sample_proto",
+    "nbest_piece",
+    "nbest_id",
+    "nbest_proto",
+)
 #: spm_decode's --input_format and --output_format values.
 DECODE_INPUTS: Final = ("piece", "id")
 DECODE_FORMATS: Final = ("string", "proto")
 #: The names spm's ParseExtraOptions knows; ``unk_piece`` is spm's other name for ``unk``.
-EXTRA_OPTIONS: Final = {"bos": "bos", "eos": "eos", "reverse": "reverse", "unk": "unk",
-                        "unk_piece": "unk"}  # fmt: skip
+EXTRA_OPTIONS: Final = {
+    "bos": "bos",
+    "eos": "eos",
+    "reverse": "reverse",
+    "unk": "unk",
+    "unk_piece": "unk",
+}
 #: SampleEncode's limit on nbest_size (spm's kMaxNBestSize).
 MAX_SAMPLE_NBEST: Final = 512
 
@@ -93,9 +105,12 @@ def check_extra_options(sp: SentencePieceProcessor, steps: Sequence[str]) -> Non
 
 
 def apply_steps(
-    tokens: list[_T], steps: Sequence[str], bos: _T, eos: _T,
+    tokens: list[_T],
+    steps: Sequence[str],
+    bos: _T,
+    eos: _T,
     unknown: Callable[[_T], _T] | None = None,
-) -> list[_T]:  # fmt: skip
+) -> list[_T]:
     """The steps in the order given; ``unk`` rewrites a token by ``unknown``, when given (an
     encoding asks the processor instead: ``emit_unk_piece``)."""
     tokens = list(tokens)
@@ -187,9 +202,12 @@ def check_nbest(kind: str) -> None:
 
 
 def encoder(
-    sp: SentencePieceProcessor, output_format: str, steps: Sequence[str], nbest_size: int,
+    sp: SentencePieceProcessor,
+    output_format: str,
+    steps: Sequence[str],
+    nbest_size: int,
     alpha: float,
-) -> Callable[[str], list[str]]:  # fmt: skip
+) -> Callable[[str], list[str]]:
     """One input line to the lines spm_encode writes for it in ``output_format``."""
     kind = model_type(sp.serialized_model_proto())
     mode, _, shown = output_format.rpartition("_")
@@ -232,9 +250,12 @@ def encoder(
 
 
 def decoder(
-    sp: SentencePieceProcessor, input_format: str, output_format: str, steps: Sequence[str],
+    sp: SentencePieceProcessor,
+    input_format: str,
+    output_format: str,
+    steps: Sequence[str],
     parse_ids: Callable[[str], list[int]],
-) -> Callable[[str], str]:  # fmt: skip
+) -> Callable[[str], str]:
     """One input line to spm_decode's output for it: pieces (or ids) split at spaces, empty
     parts skipped as spm's splitter skips them, the extra options applied before decoding."""
     bos, eos = _specials(sp, steps)

@@ -75,9 +75,11 @@ def main() -> None:
         model = args.model
         if model is None:
             train_model(
-                input=str(args.train), model_prefix=str(work / "te"), vocab_size=8000,
+                input=str(args.train),
+                model_prefix=str(work / "te"),
+                vocab_size=8000,
                 minloglevel=2,
-            )  # fmt: skip
+            )
             model = work / "te.model"
         sp = SentencePieceProcessor(model_file=model)
         print(f"{len(lines):,} lines of {args.lines.name}, model {model.name}")

@@ -29,10 +29,20 @@ CORPORA = Path(os.environ.get(CORPORA_VARIABLE) or ROOT.parent / "shared" / "cor
 HAVE_CORPORA = CORPORA.is_dir() and any(CORPORA.glob("*.txt"))
 #: The corpus files (SOURCES.md there): what tests parametrized by file name where they are absent.
 CORPUS_NAMES = (
-    "bn.sample.txt", "en.sample.txt", "gu.sample.txt", "hi.sample.txt", "kn.sample.txt",
-    "ml.sample.txt", "mr.sample.txt", "ne.train.txt", "ta.sample.txt", "te.extra.txt",
-    "te.train.txt", "te.wikisource.txt", "vi.sample.txt",
-)  # fmt: skip
+    "bn.sample.txt",
+    "en.sample.txt",
+    "gu.sample.txt",
+    "hi.sample.txt",
+    "kn.sample.txt",
+    "ml.sample.txt",
+    "mr.sample.txt",
+    "ne.train.txt",
+    "ta.sample.txt",
+    "te.extra.txt",
+    "te.train.txt",
+    "te.wikisource.txt",
+    "vi.sample.txt",
+)
 TE = str(CORPORA / "te.train.txt")
 NO_CORPORA = (
     f"corpus-scale test: no corpora in {CORPORA}; put the checkout beside shared/ "
@@ -202,9 +212,11 @@ def plain(tmp_path_factory: pytest.TempPathFactory) -> str:
 
     prefix = tmp_path_factory.mktemp("plain") / "p"
     sentencepiece.SentencePieceTrainer.train(
-        sentence_iterator=iter(sample_training("hi")), model_prefix=str(prefix), vocab_size=1000,
+        sentence_iterator=iter(sample_training("hi")),
+        model_prefix=str(prefix),
+        vocab_size=1000,
         minloglevel=2,
-    )  # fmt: skip
+    )
     return f"{prefix}.model"
 
 
@@ -216,9 +228,11 @@ def grapheme_model(tmp_path_factory: pytest.TempPathFactory) -> str:
     lines = with_words(sample("te"), " ా", 0.1, 1)
     prefix = tmp_path_factory.mktemp("grapheme") / "g"
     train_model(
-        sentence_iterator=iter(lines), model_prefix=str(prefix), vocab_size=1500,
+        sentence_iterator=iter(lines),
+        model_prefix=str(prefix),
+        vocab_size=1500,
         policy="grapheme",
-    )  # fmt: skip
+    )
     return f"{prefix}.model"
 
 
@@ -245,9 +259,11 @@ def models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     for model_type in ("unigram", "bpe"):
         prefix = work / f"te_{model_type}"
         train_model(
-            sentence_iterator=iter(sample_training("te")), model_prefix=str(prefix),
-            vocab_size=SAMPLE_VOCAB, model_type=model_type,
-        )  # fmt: skip
+            sentence_iterator=iter(sample_training("te")),
+            model_prefix=str(prefix),
+            vocab_size=SAMPLE_VOCAB,
+            model_type=model_type,
+        )
         out[model_type] = Path(f"{prefix}.model")
     prefix = work / "mixed"
     lines = sample_training("te") + sample_training("hi")

@@ -51,9 +51,13 @@ def plain(tmp_path_factory: pytest.TempPathFactory) -> Path:
     held-out lines aside), as people train one."""
     prefix = tmp_path_factory.mktemp("plain") / "te"
     sentencepiece.SentencePieceTrainer.train(
-        sentence_iterator=iter(sample_training("te")), model_prefix=str(prefix),
-        vocab_size=2000, byte_fallback=True, minloglevel=2, num_threads=1,
-    )  # fmt: skip
+        sentence_iterator=iter(sample_training("te")),
+        model_prefix=str(prefix),
+        vocab_size=2000,
+        byte_fallback=True,
+        minloglevel=2,
+        num_threads=1,
+    )
     return Path(f"{prefix}.model")
 
 
@@ -95,18 +99,24 @@ class HandVocab:
 
 
 HAND = [
-    ("<unk>", "unknown"), ("<s>", "control"), ("\u2581ా", "unused"), ("<0xE0>", "byte"),
+    ("<unk>", "unknown"),
+    ("<s>", "control"),
+    ("\u2581ా", "unused"),
+    ("<0xE0>", "byte"),
     ("\u2581క", "normal"),
     ("ా", "normal"),  # mark-start
     ("\u2581క్", "normal"),  # virama-end
     ("క్\u200c", "normal"),  # ZWNJ: the virama is meant to show, no conjunct
     ("క్\u200d", "normal"),  # ZWJ: a half form, still a conjunct
     ("కa", "normal"),  # cross-script, counted under its first letter
-    ("\u2581ab", "normal"), ("aక", "normal"), ("\u2581.", "normal"),
+    ("\u2581ab", "normal"),
+    ("aక", "normal"),
+    ("\u2581.", "normal"),
     ("က်", "normal"),  # Myanmar asat: a pure killer, never a conjunct
     ("ក្", "normal"),  # Khmer coeng: an invisible stacker, always one
-    ("ं", "normal"), ("क्", "normal"),
-]  # fmt: skip
+    ("ं", "normal"),
+    ("क्", "normal"),
+]
 
 
 def test_hand_built_vocabulary_counts() -> None:
@@ -264,9 +274,11 @@ def test_byte_level_bpe_tokenizer_json(tmp_path: Path, held_out: list[str]) -> N
     tokenizer.pre_tokenizer = tk.pre_tokenizers.ByteLevel(add_prefix_space=False)
     tokenizer.decoder = tk.decoders.ByteLevel()
     trainer = tk.trainers.BpeTrainer(
-        vocab_size=1000, initial_alphabet=tk.pre_tokenizers.ByteLevel.alphabet(),
-        special_tokens=["<|endoftext|>"], show_progress=False,
-    )  # fmt: skip
+        vocab_size=1000,
+        initial_alphabet=tk.pre_tokenizers.ByteLevel.alphabet(),
+        special_tokens=["<|endoftext|>"],
+        show_progress=False,
+    )
     lines = sample_training("te")
     tokenizer.train_from_iterator(lines, trainer)
     path = tmp_path / "tokenizer.json"
@@ -313,8 +325,12 @@ def test_wordpiece_and_byte_fallback_tokenizer_json(tmp_path: Path) -> None:
     assert [hf.id_to_piece(i) for i in (2, 3, 4, 5)] == ["\u2581క", "ా", "\u2581ా", "క్"]
     scripts = audit_vocabulary(hf)["scripts"]
     assert scripts["telugu"] == {
-        "pieces": 5, "mark_start": 2, "virama_end": 1, "cross_script": 0, "byte": 0
-    }  # fmt: skip
+        "pieces": 5,
+        "mark_start": 2,
+        "virama_end": 1,
+        "cross_script": 0,
+        "byte": 0,
+    }
     assert audit_vocabulary(hf)["special"] == 2  # [UNK] and [CLS]
     report = audit_text(hf, ["కా కక్ర"])
     assert report["tokens"] == 5 and report["conjunct_split_rate"] == 1.0
@@ -322,9 +338,11 @@ def test_wordpiece_and_byte_fallback_tokenizer_json(tmp_path: Path) -> None:
     bpe = tk.Tokenizer(
         tk.models.BPE(
             {"<unk>": 0, "<0xE0>": 1, "<0xB0>": 2, "<0x95>": 3, "\u2581": 4, "a": 5, "\u2581a": 6},
-            [("\u2581", "a")], unk_token="<unk>", byte_fallback=True,
+            [("\u2581", "a")],
+            unk_token="<unk>",
+            byte_fallback=True,
         )
-    )  # fmt: skip
+    )
     bpe.pre_tokenizer = tk.pre_tokenizers.Metaspace()
     bpe.decoder = tk.decoders.Sequence(
         [tk.decoders.Replace("\u2581", " "), tk.decoders.ByteFallback(), tk.decoders.Fuse()]
@@ -335,5 +353,9 @@ def test_wordpiece_and_byte_fallback_tokenizer_json(tmp_path: Path) -> None:
     assert [hf.is_byte(i) for i in range(4)] == [False, True, True, True]
     report = audit_text(hf, ["a క"])  # క is U+0C15: the bytes E0 B0 95
     assert report["scripts"]["telugu"] == {
-        "tokens": 3, "mark_start": 0, "virama_end": 0, "cross_script": 0, "byte": 3
-    }  # fmt: skip
+        "tokens": 3,
+        "mark_start": 0,
+        "virama_end": 0,
+        "cross_script": 0,
+        "byte": 3,
+    }

@@ -31,10 +31,16 @@ def _tokenizers() -> None:
 def tokenizer_json(model: dict[str, Any], pre_tokenizer: Any = None) -> dict[str, Any]:
     """A whole tokenizer.json around ``model``, as tokenizers saves one."""
     return {
-        "version": "1.0", "truncation": None, "padding": None, "added_tokens": [],
-        "normalizer": None, "pre_tokenizer": pre_tokenizer, "post_processor": None,
-        "decoder": None, "model": model,
-    }  # fmt: skip
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": [],
+        "normalizer": None,
+        "pre_tokenizer": pre_tokenizer,
+        "post_processor": None,
+        "decoder": None,
+        "model": model,
+    }
 
 
 def merge_outside_vocabulary() -> dict[str, Any]:

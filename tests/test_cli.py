@@ -102,19 +102,34 @@ def test_train_encode_decode_like_spm(runner: CliRunner, tmp_path: Path) -> None
     """The issue's acceptance commands: spm_train spellings, spm_encode/spm_decode style."""
     prefix = tmp_path / "te"
     corpus = TE_SAMPLE
-    args = ["train", "--input", corpus, "--model_prefix", str(prefix), "--vocab_size", "3000",
-            "--model_type", "bpe", "--split_by_whitespace=true", "--num_threads", "1"]  # fmt: skip
+    args = [
+        "train",
+        "--input",
+        corpus,
+        "--model_prefix",
+        str(prefix),
+        "--vocab_size",
+        "3000",
+        "--model_type",
+        "bpe",
+        "--split_by_whitespace=true",
+        "--num_threads",
+        "1",
+    ]
     result = runner.invoke(main, args)
     assert result.exit_code == 0, result.output
     model = f"{prefix}.model"
-    pieces = runner.invoke(main, ["encode", "--model", model, "--output_format", "piece"],
-                           input="క్రాంతి\n")  # fmt: skip
+    pieces = runner.invoke(
+        main, ["encode", "--model", model, "--output_format", "piece"], input="క్రాంతి\n"
+    )
     assert pieces.exit_code == 0
     assert pieces.output.replace(" ", "").replace("▁", "") == "క్రాంతి\n"
-    ids = runner.invoke(main, ["encode", "--model", model, "--output_format", "id"],
-                        input="క్రాంతి నేపాల్\n")  # fmt: skip
-    back = runner.invoke(main, ["decode", "--model", model, "--input_format", "id"],
-                         input=ids.output)  # fmt: skip
+    ids = runner.invoke(
+        main, ["encode", "--model", model, "--output_format", "id"], input="క్రాంతి నేపాల్\n"
+    )
+    back = runner.invoke(
+        main, ["decode", "--model", model, "--input_format", "id"], input=ids.output
+    )
     assert back.output == "క్రాంతి నేపాల్\n"
     back = runner.invoke(main, ["decode", "--model", model], input=pieces.output)
     assert back.output == "క్రాంతి\n"
@@ -122,8 +137,7 @@ def test_train_encode_decode_like_spm(runner: CliRunner, tmp_path: Path) -> None
 
 def test_train_errors_are_one_line(runner: CliRunner, tmp_path: Path) -> None:
     prefix = tmp_path / "m"
-    args = ["train", "--input", TE_SAMPLE, "--model_prefix", str(prefix),
-            "--vocab_size", "100"]  # fmt: skip
+    args = ["train", "--input", TE_SAMPLE, "--model_prefix", str(prefix), "--vocab_size", "100"]
     result = runner.invoke(main, args)
     assert result.exit_code == 1
     assert "vocab_size=100 is too small" in result.output and "Traceback" not in result.output
@@ -177,9 +191,12 @@ def models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     for policy in POLICIES:
         prefix = str(directory / policy)
         train_model(
-            sentence_iterator=iter(lines + ODD_LINES * 20), model_prefix=prefix, vocab_size=1000,
-            policy=policy, num_threads=1,
-        )  # fmt: skip
+            sentence_iterator=iter(lines + ODD_LINES * 20),
+            model_prefix=prefix,
+            vocab_size=1000,
+            policy=policy,
+            num_threads=1,
+        )
         made[policy] = f"{prefix}.model"
     return made
 
@@ -250,9 +267,11 @@ def test_a_signal_during_encode_leaves_no_temporary_file(
     out.mkdir()
     args = ["encode", "--model", models["fixtoken"], "--output", str(out / "ids.txt")]
     process = subprocess.Popen(
-        [*MODULE, *args], stdin=subprocess.PIPE, stderr=subprocess.PIPE,
+        [*MODULE, *args],
+        stdin=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         preexec_fn=default_sigint,
-    )  # fmt: skip
+    )
     assert process.stdin is not None
     process.stdin.write(_telugu_bytes(1_000_000))
     process.stdin.flush()
@@ -284,10 +303,19 @@ def test_sigterm_during_training_leaves_nothing(tmp_path: Path, phase: str) -> N
     scanning = phase.startswith("scanning")  # (phase[0] == "s" also took "spm training")
     source.write_bytes(_telugu_bytes(21_000_000 if scanning else 5_000_000))
     process = subprocess.Popen(
-        [*MODULE, "train", "--input", str(source), "--model_prefix", str(out / "m"),
-         "--vocab_size", "3000"],
-        stderr=subprocess.PIPE, env={**os.environ, "TMPDIR": str(temporary)},
-    )  # fmt: skip
+        [
+            *MODULE,
+            "train",
+            "--input",
+            str(source),
+            "--model_prefix",
+            str(out / "m"),
+            "--vocab_size",
+            "3000",
+        ],
+        stderr=subprocess.PIPE,
+        env={**os.environ, "TMPDIR": str(temporary)},
+    )
     deadline = time.monotonic() + 60
 
     def started() -> bool:

@@ -35,10 +35,18 @@ spt_pb2: Any = importlib.import_module("sentencepiece.sentencepiece_pb2")
 #: Lines that break tokenizers: literal PUA, spm's ▁, joiners, orphan and stacked marks, NFD,
 #: controls, a CR, an empty line, a BOM, and text the models never saw.
 NASTY = [
-    "\ue000 \U000f0001 x", "▁ ▁▁ literal ▁", "क्\u200dष क्\u200cष", "\u0308 ి ాా కి\u0308",
-    unicodedata.normalize("NFD", "क़ड़ ক্ষ"), "a\x00b\x1b\x7f", "a\rb\r", "", "\ufeffక", "☃ 漢字",
+    "\ue000 \U000f0001 x",
+    "▁ ▁▁ literal ▁",
+    "क्\u200dष क्\u200cष",
+    "\u0308 ి ాా కి\u0308",
+    unicodedata.normalize("NFD", "क़ड़ ক্ষ"),
+    "a\x00b\x1b\x7f",
+    "a\rb\r",
+    "",
+    "\ufeffక",
+    "☃ 漢字",
     "  two  spaces  ",
-]  # fmt: skip
+]
 
 
 def _run(*args: str, input: bytes | str | None = None) -> Result:
@@ -79,9 +87,11 @@ def _spm_steps(tokens: list[Any], steps: str, bos: Any, eos: Any) -> list[Any]:
 def _train_stock(folder: Path, name: str, **options: Any) -> str:
     prefix = folder / name
     stock.SentencePieceTrainer.train(
-        sentence_iterator=iter(sample_training("hi")), model_prefix=str(prefix),
-        minloglevel=2, **{"vocab_size": 1000, **options},
-    )  # fmt: skip
+        sentence_iterator=iter(sample_training("hi")),
+        model_prefix=str(prefix),
+        minloglevel=2,
+        **{"vocab_size": 1000, **options},
+    )
     return f"{prefix}.model"
 
 
@@ -117,16 +127,35 @@ def _ids_of(model: str, output: str) -> list[list[int]]:
 
 @pytest.mark.parametrize("name", ["plain", "brahmic"])
 @pytest.mark.parametrize(
-    "steps", ["", "bos", "eos", "bos:eos", "reverse", "reverse:bos:eos", "bos:reverse",
-              "eos:reverse:bos", "unk", "unk_piece::bos:"],
-)  # fmt: skip
+    "steps",
+    [
+        "",
+        "bos",
+        "eos",
+        "bos:eos",
+        "reverse",
+        "reverse:bos:eos",
+        "bos:reverse",
+        "eos:reverse:bos",
+        "unk",
+        "unk_piece::bos:",
+    ],
+)
 def test_extra_options_on_ids_in_spm_order(
     cases: dict[str, tuple[str, list[str]]], name: str, steps: str
 ) -> None:
     model, texts = cases[name]
     sp = stock.SentencePieceProcessor(model_file=model)
-    out = _ok("encode", "--model", model, "--output_format", "id", "--extra_options", steps,
-              input=_lines(texts))  # fmt: skip
+    out = _ok(
+        "encode",
+        "--model",
+        model,
+        "--output_format",
+        "id",
+        "--extra_options",
+        steps,
+        input=_lines(texts),
+    )
     expected = [_spm_steps(sp.encode(t), steps, sp.bos_id(), sp.eos_id()) for t in texts]
     assert [list(map(int, line.split())) for line in out.splitlines()] == expected
 
@@ -138,8 +167,7 @@ def test_python_api_options_are_reverse_bos_eos(
     """The Python API's add_bos, add_eos and reverse together are spm's reverse:bos:eos."""
     model, texts = cases[name]
     sp = stock.SentencePieceProcessor(model_file=model)
-    out = _ok("encode", "--model", model, "--extra_options", "reverse:bos:eos",
-              input=_lines(texts))  # fmt: skip
+    out = _ok("encode", "--model", model, "--extra_options", "reverse:bos:eos", input=_lines(texts))
     expected = [sp.encode(t, add_bos=True, add_eos=True, reverse=True) for t in texts]
     assert _ids_of(model, out) == expected
 
@@ -150,8 +178,10 @@ def test_unk_shows_the_unknown_piece(plain: str) -> None:
     texts = ["☃ x 漢字 नमस्ते", "\u200b"]
     for steps, emit in (("", False), ("unk", True), ("unk:reverse", True)):
         out = _ok("encode", "--model", plain, "--extra_options", steps, input=_lines(texts))
-        expected = [sp.encode(t, out_type=str, emit_unk_piece=emit, reverse="reverse" in steps)
-                    for t in texts]  # fmt: skip
+        expected = [
+            sp.encode(t, out_type=str, emit_unk_piece=emit, reverse="reverse" in steps)
+            for t in texts
+        ]
         assert [line.split(" ") if line else [] for line in out.splitlines()] == expected
     assert "<unk>" in out and "☃" not in out
 
@@ -174,13 +204,33 @@ def test_nbest_prints_each_candidate_on_its_own_line(
     model, texts = cases[name]
     texts = [*texts[:3], ""]
     sp = stock.SentencePieceProcessor(model_file=model)
-    ids = _ok("encode", "--model", model, "--output_format", "nbest_id", "--nbest_size",
-              str(size), "--extra_options", "eos", input=_lines(texts))  # fmt: skip
+    ids = _ok(
+        "encode",
+        "--model",
+        model,
+        "--output_format",
+        "nbest_id",
+        "--nbest_size",
+        str(size),
+        "--extra_options",
+        "eos",
+        input=_lines(texts),
+    )
     nbest = [best for t in texts for best in sp.nbest_encode(t, nbest_size=size)]
     expected = [[*best, sp.eos_id()] for best in nbest]
     assert [list(map(int, line.split())) for line in ids.splitlines()] == expected
-    pieces = _ok("encode", "--model", model, "--output_format", "nbest_piece", "--nbest_size",
-                 str(size), "--extra_options", "eos", input=_lines(texts))  # fmt: skip
+    pieces = _ok(
+        "encode",
+        "--model",
+        model,
+        "--output_format",
+        "nbest_piece",
+        "--nbest_size",
+        str(size),
+        "--extra_options",
+        "eos",
+        input=_lines(texts),
+    )
     assert _ids_of(model, pieces) == expected
 
 
@@ -216,8 +266,16 @@ def test_sampling_one_candidate_is_the_best_segmentation(
     """spm's SampleEncode encodes as usual for nbest_size 0 or 1 (Python's API refuses them)."""
     for model, texts in cases.values():
         sp = stock.SentencePieceProcessor(model_file=model)
-        out = _ok("encode", "--model", model, "--output_format", "sample_id", "--nbest_size",
-                  size, input=_lines(texts))  # fmt: skip
+        out = _ok(
+            "encode",
+            "--model",
+            model,
+            "--output_format",
+            "sample_id",
+            "--nbest_size",
+            size,
+            input=_lines(texts),
+        )
         assert [list(map(int, line.split())) for line in out.splitlines()] == sp.encode(texts)
 
 
@@ -230,22 +288,41 @@ def test_bpe_sampling_is_dropout_at_alpha(
     for model in (stock_models["bpe"], str(models["bpe"])):
         sp = stock.SentencePieceProcessor(model_file=model)
         for alpha, size in (("0", "1"), ("1", "10"), ("1", "0")):
-            out = _ok("encode", "--model", model, "--output_format", "sample_id", "--alpha",
-                      alpha, "--nbest_size", size, input=_lines(texts))  # fmt: skip
+            out = _ok(
+                "encode",
+                "--model",
+                model,
+                "--output_format",
+                "sample_id",
+                "--alpha",
+                alpha,
+                "--nbest_size",
+                size,
+                input=_lines(texts),
+            )
             expected = sp.encode(texts, enable_sampling=True, nbest_size=-1, alpha=float(alpha))
             assert [list(map(int, line.split())) for line in out.splitlines()] == expected
 
 
 def test_what_a_model_type_cannot_do_is_one_line(stock_models: dict[str, str]) -> None:
-    shown = _one_line(_run("encode", "--model", stock_models["bpe"], "--output_format",
-                           "nbest_piece", input="x\n"), 1)  # fmt: skip
+    shown = _one_line(
+        _run(
+            "encode", "--model", stock_models["bpe"], "--output_format", "nbest_piece", input="x\n"
+        ),
+        1,
+    )
     assert "n-best needs a Unigram model" in shown and "bpe" in shown
-    shown = _one_line(_run("encode", "--model", stock_models["char"], "--output_format",
-                           "sample_id", input="x\n"), 1)  # fmt: skip
+    shown = _one_line(
+        _run(
+            "encode", "--model", stock_models["char"], "--output_format", "sample_id", input="x\n"
+        ),
+        1,
+    )
     assert "sampling needs a Unigram or BPE model" in shown
     vocab = stock_models["char"].replace(".model", ".vocab")
-    shown = _one_line(_run("encode", "--model", stock_models["char"], "--vocabulary", vocab,
-                           input="x\n"), 1)  # fmt: skip
+    shown = _one_line(
+        _run("encode", "--model", stock_models["char"], "--vocabulary", vocab, input="x\n"), 1
+    )
     assert "--vocabulary needs a Unigram or BPE model" in shown
 
 
@@ -283,11 +360,11 @@ def test_proto_formats_print_protobuf_text(
     assert [[p.id for p in n.pieces] for n in parsed.nbests] == [
         _spm_steps(ids, steps, sp.bos_id(), sp.eos_id()) for ids in best
     ]
-    sampled = _ok(*args, "--output_format", "sample_proto", "--nbest_size", "1",
-                  input=texts[0])  # fmt: skip
+    sampled = _ok(*args, "--output_format", "sample_proto", "--nbest_size", "1", input=texts[0])
     one = text_format.Parse(sampled, spt_pb2.SentencePieceText())
-    assert [p.id for p in one.pieces] == _spm_steps(sp.encode(texts[0]), steps, sp.bos_id(),
-                                                     sp.eos_id())  # fmt: skip
+    assert [p.id for p in one.pieces] == _spm_steps(
+        sp.encode(texts[0]), steps, sp.bos_id(), sp.eos_id()
+    )
 
 
 @pytest.mark.parametrize("name", ["plain", "brahmic"])
@@ -295,8 +372,16 @@ def test_decode_proto(cases: dict[str, tuple[str, list[str]]], name: str) -> Non
     model, texts = cases[name]
     sp = SentencePieceProcessor(model_file=model)
     ids = [sp.encode(t) for t in texts[:2]]
-    out = _ok("decode", "--model", model, "--input_format", "id", "--output_format", "proto",
-              input=_lines([" ".join(map(str, i)) for i in ids]))  # fmt: skip
+    out = _ok(
+        "decode",
+        "--model",
+        model,
+        "--input_format",
+        "id",
+        "--output_format",
+        "proto",
+        input=_lines([" ".join(map(str, i)) for i in ids]),
+    )
     records = out.split("\n\n")[:-1]
     for row, record in zip(ids, records, strict=True):
         proto = text_format.Parse(record, spt_pb2.SentencePieceText())
@@ -311,8 +396,11 @@ def _spm_vocabulary(model: str, texts: list[str]) -> list[str]:
     by count then piece (spm's Sorted), pieces as the processor shows them."""
     sp, shown = stock.SentencePieceProcessor(model_file=model), SentencePieceProcessor(model)
     counts = Counter(i for t in texts for i in sp.encode(t))
-    kept = {shown.id_to_piece(i): n for i, n in counts.items()
-            if not sp.is_unknown(i) and not sp.is_control(i)}  # fmt: skip
+    kept = {
+        shown.id_to_piece(i): n
+        for i, n in counts.items()
+        if not sp.is_unknown(i) and not sp.is_control(i)
+    }
     return [f"{p}\t{n}" for p, n in sorted(kept.items(), key=lambda kv: (-kv[1], kv[0]))]
 
 
@@ -342,16 +430,21 @@ def test_vocabulary_restricts_as_spm(
 ) -> None:
     for model in (cases["plain"][0], stock_models["bpe"]):
         texts = sample_held_out("hi")[:8]
-        vocabulary = _ok("encode", "--model", model, "--generate_vocabulary",
-                         input=_lines(texts[:3]))  # fmt: skip
+        vocabulary = _ok(
+            "encode", "--model", model, "--generate_vocabulary", input=_lines(texts[:3])
+        )
         listed = tmp_path / "vocab.tsv"
         listed.write_text(vocabulary + "▁के\n\tकी\t9\n", encoding="utf-8")  # spm skips the tab
         for threshold in ("0", "2"):
             args = ["--vocabulary", str(listed), "--vocabulary_threshold", threshold]
-            out = _ok("encode", "--model", model, "--output_format", "id", *args,
-                      input=_lines(texts))  # fmt: skip
-            allowed = {line.split("\t")[0] for line in vocabulary.splitlines()
-                       if int(line.split("\t")[1]) >= int(threshold)} | {"▁के", "की"}  # fmt: skip
+            out = _ok(
+                "encode", "--model", model, "--output_format", "id", *args, input=_lines(texts)
+            )
+            allowed = {
+                line.split("\t")[0]
+                for line in vocabulary.splitlines()
+                if int(line.split("\t")[1]) >= int(threshold)
+            } | {"▁के", "की"}
             expected = _spm_restricted(model, allowed).encode(texts)
             assert [list(map(int, line.split())) for line in out.splitlines()] == expected
 
@@ -364,11 +457,14 @@ def test_vocabulary_of_a_text_keeps_its_unigram_encoding(
     for model, texts in cases.values():
         sp = SentencePieceProcessor(model_file=model)
         listed = tmp_path / "vocab.tsv"
-        listed.write_text(_ok("encode", "--model", model, "--generate_vocabulary",
-                              input=_lines(texts[:3])), encoding="utf-8")  # fmt: skip
+        listed.write_text(
+            _ok("encode", "--model", model, "--generate_vocabulary", input=_lines(texts[:3])),
+            encoding="utf-8",
+        )
         args = ["encode", "--model", model, "--vocabulary", str(listed)]
-        assert _ok(*args, input=_lines(texts[:3])) == _ok("encode", "--model", model,
-                                                          input=_lines(texts[:3]))  # fmt: skip
+        assert _ok(*args, input=_lines(texts[:3])) == _ok(
+            "encode", "--model", model, input=_lines(texts[:3])
+        )
         allowed = {line.split("\t")[0] for line in listed.read_text("utf-8").splitlines()}
         for piece in " ".join(_ok(*args, input=_lines(texts[3:]))).split():
             id = sp.piece_to_id(piece)
@@ -378,9 +474,12 @@ def test_vocabulary_of_a_text_keeps_its_unigram_encoding(
 
 @pytest.mark.parametrize(
     ("content", "says"),
-    [("a\n\nb\n", "line 2 is empty"), ("a\tx\n", "the count 'x' is not a whole number"),
-     ("a\t99999999999\n", "not a whole number")],
-)  # fmt: skip
+    [
+        ("a\n\nb\n", "line 2 is empty"),
+        ("a\tx\n", "the count 'x' is not a whole number"),
+        ("a\t99999999999\n", "not a whole number"),
+    ],
+)
 def test_a_bad_vocabulary_file_is_one_line(
     plain: str, tmp_path: Path, content: str, says: str
 ) -> None:
@@ -406,16 +505,29 @@ def test_decode_extra_options(
     model, texts = cases[name]
     sp = stock.SentencePieceProcessor(model_file=model)
     ids = [sp.encode(t) for t in texts]
-    out = _ok("decode", "--model", model, "--input_format", "id", "--extra_options", steps,
-              input=_lines([" ".join(map(str, i)) for i in ids]))  # fmt: skip
+    out = _ok(
+        "decode",
+        "--model",
+        model,
+        "--input_format",
+        "id",
+        "--extra_options",
+        steps,
+        input=_lines([" ".join(map(str, i)) for i in ids]),
+    )
     expected = [sp.decode(_spm_steps(i, steps, sp.bos_id(), sp.eos_id())) for i in ids]
     assert out.splitlines() == expected
     if name == "plain":
         pieces = ["▁x ▁qq☃ " + " ".join(sp.encode(t, out_type=str)) for t in texts]
         out = _ok("decode", "--model", model, "--extra_options", steps, input=_lines(pieces))
         unknown = "<unk>" if "unk" in steps else None
-        rows = [[unknown if unknown and sp.piece_to_id(p) == sp.unk_id() else p
-                 for p in line.split(" ")] for line in pieces]  # fmt: skip
+        rows = [
+            [
+                unknown if unknown and sp.piece_to_id(p) == sp.unk_id() else p
+                for p in line.split(" ")
+            ]
+            for line in pieces
+        ]
         bos, eos = sp.id_to_piece(sp.bos_id()), sp.id_to_piece(sp.eos_id())
         assert out.splitlines() == [sp.decode(_spm_steps(r, steps, bos, eos)) for r in rows]
         assert (" ⁇ " in out) == ("unk" in steps)
@@ -474,8 +586,9 @@ def test_usage_errors_exit_2_in_one_line(plain: str, tmp_path: Path, args: list[
 
 @settings(max_examples=40, deadline=None)
 @given(st.lists(nasty_texts.map(lambda t: t.replace("\n", "")), min_size=1, max_size=4))
-def test_nasty_lines_keep_the_layout(cases: dict[str, tuple[str, list[str]]],
-                                     lines: list[str]) -> None:  # fmt: skip
+def test_nasty_lines_keep_the_layout(
+    cases: dict[str, tuple[str, list[str]]], lines: list[str]
+) -> None:
     """Any line: one output line per input line (piece, id, sample), one per candidate
     (nbest); ids as the processor gives them, which are stock's on a plain model."""
     for model, _ in cases.values():
@@ -488,8 +601,16 @@ def test_nasty_lines_keep_the_layout(cases: dict[str, tuple[str, list[str]]],
             assert ids == _lines([" ".join(map(str, reference.encode(t))) for t in lines])
         pieces = _ok("encode", "--model", model, "--extra_options", "bos:eos", input=data)
         assert pieces.count("\n") == len(lines)
-        nbest = _ok("encode", "--model", model, "--output_format", "nbest_id", "--nbest_size",
-                    "2", input=data)  # fmt: skip
+        nbest = _ok(
+            "encode",
+            "--model",
+            model,
+            "--output_format",
+            "nbest_id",
+            "--nbest_size",
+            "2",
+            input=data,
+        )
         assert [list(map(int, line.split())) for line in nbest.split("\n")[:-1]] == [
             best for t in lines for best in sp.nbest_encode(t, nbest_size=2)
         ]
@@ -505,15 +626,27 @@ def test_nasty_lines_match_stock(cases: dict[str, tuple[str, list[str]]], name: 
     here, and a literal Private Use code escaped on a brahmic_pua model)."""
     model, _ = cases[name]
     sp, reference = SentencePieceProcessor(model_file=model), stock.SentencePieceProcessor(model)
-    out = _ok("encode", "--model", model, "--output_format", "id", "--extra_options",
-              "reverse:bos:eos", input=_lines(NASTY))  # fmt: skip
+    out = _ok(
+        "encode",
+        "--model",
+        model,
+        "--output_format",
+        "id",
+        "--extra_options",
+        "reverse:bos:eos",
+        input=_lines(NASTY),
+    )
     rows = [list(map(int, line.split())) for line in out.split("\n")[:-1]]
     assert rows == sp.encode(NASTY, add_bos=True, add_eos=True, reverse=True)
     if name == "plain":
         assert rows == reference.encode(NASTY, add_bos=True, add_eos=True, reverse=True)
     else:
-        simple = [i for i, t in enumerate(NASTY) if t == unicodedata.normalize("NFC", t)
-                  and not any(unicodedata.category(c) == "Co" for c in t)]  # fmt: skip
+        simple = [
+            i
+            for i, t in enumerate(NASTY)
+            if t == unicodedata.normalize("NFC", t)
+            and not any(unicodedata.category(c) == "Co" for c in t)
+        ]
         assert [rows[i] for i in simple] == reference.encode(
             [NASTY[i] for i in simple], add_bos=True, add_eos=True, reverse=True
         )

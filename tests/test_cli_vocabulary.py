@@ -24,11 +24,26 @@ HI = str(DATA / "hi.sample.txt")
 #: ``train``'s options as docs/cli.md and the issue list them, written down here rather than
 #: read from the command: a brahmic_pua option the help leaves out fails the test.
 TRAIN_OPTIONS = {
-    "--input", "--model_prefix", "--vocab_size", "--model_type", "--policy", "--scripts",
-    "--normalization", "--folding_rules", "--input_sentence_size", "--progress",
-    "--complete_word_starts", "--filters", "--seeds_strict", "--seeds_ambiguous",
-    "--nepali_seeds", "--theta", "--theta_per_million", "--engine", "--ray_address",
-}  # fmt: skip
+    "--input",
+    "--model_prefix",
+    "--vocab_size",
+    "--model_type",
+    "--policy",
+    "--scripts",
+    "--normalization",
+    "--folding_rules",
+    "--input_sentence_size",
+    "--progress",
+    "--complete_word_starts",
+    "--filters",
+    "--seeds_strict",
+    "--seeds_ambiguous",
+    "--nepali_seeds",
+    "--theta",
+    "--theta_per_million",
+    "--engine",
+    "--ray_address",
+}
 
 
 def _run(*args: str, input: str | None = None) -> Result:
@@ -67,9 +82,17 @@ def model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A small Telugu model, trained with the dash spellings (they are the same options)."""
     folder = tmp_path_factory.mktemp("model")
     result = _run(
-        "train", "--input", TE, "--model-prefix", str(folder / "te"), "--vocab-size", "800",
-        "--num-threads=1", "--progress", "false",
-    )  # fmt: skip
+        "train",
+        "--input",
+        TE,
+        "--model-prefix",
+        str(folder / "te"),
+        "--vocab-size",
+        "800",
+        "--num-threads=1",
+        "--progress",
+        "false",
+    )
     assert result.exit_code == 0, result.output
     return folder / "te.model"
 
@@ -128,8 +151,17 @@ def test_the_dash_form_is_the_same_option(model: Path, tmp_path: Path) -> None:
     out = tmp_path / "shards"
     args = ["encode-corpus", "--model", str(model), "--output", str(out), "--ray-address", "x"]
     assert "ray_address is for engine" in _one_line_error(_run(*args, TE), 1)
-    shards = _run("encode-corpus", "--model", str(model), "--output", str(out), "--shard-lines",
-                  "500", "--progress=false", TE)  # fmt: skip
+    shards = _run(
+        "encode-corpus",
+        "--model",
+        str(model),
+        "--output",
+        str(out),
+        "--shard-lines",
+        "500",
+        "--progress=false",
+        TE,
+    )
     assert shards.exit_code == 0 and "wrote 3 shards" in shards.output
 
 
@@ -189,8 +221,9 @@ def test_option_errors_stay_value_errors() -> None:
 def test_a_directory_as_input(tmp_path: Path) -> None:
     folder = tmp_path / "corpus"
     folder.mkdir()
-    shown = _one_line_error(_run("train", "--input", f"{folder}/", "--model_prefix",
-                                 str(tmp_path / "m")), 1)  # fmt: skip
+    shown = _one_line_error(
+        _run("train", "--input", f"{folder}/", "--model_prefix", str(tmp_path / "m")), 1
+    )
     assert f"input '{folder}/' is a directory" in shown
     assert "give a text file, or a comma-separated list of files" in shown
     assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus"]
@@ -254,8 +287,16 @@ def test_a_damaged_model_keeps_the_protobuf_reason(tmp_path: Path) -> None:
 
 def test_a_vocab_size_too_large(tmp_path: Path) -> None:
     """spm's INTERNAL error after training, in our words: a vocab_size that trains, and how."""
-    args = ["train", "--input", TE, "--model_prefix", str(tmp_path / "m"), "--vocab_size",
-            "100000", "--progress=false"]  # fmt: skip
+    args = [
+        "train",
+        "--input",
+        TE,
+        "--model_prefix",
+        str(tmp_path / "m"),
+        "--vocab_size",
+        "100000",
+        "--progress=false",
+    ]
     shown = _one_line_error(_run(*args), 1)
     found = re.search(
         r"Error: SentencePiece could not train: vocab_size=100000 is too high for this corpus: "
@@ -270,8 +311,18 @@ def test_a_vocab_size_too_large(tmp_path: Path) -> None:
 
 def test_seeds_without_a_filter_that_reads_them(model: Path, tmp_path: Path) -> None:
     prefix = tmp_path / "m"
-    args = ["train", "--input", TE, "--model_prefix", str(prefix), "--vocab_size", "800",
-            "--num_threads=1", "--progress=false", "--nepali_seeds"]  # fmt: skip
+    args = [
+        "train",
+        "--input",
+        TE,
+        "--model_prefix",
+        str(prefix),
+        "--vocab_size",
+        "800",
+        "--num_threads=1",
+        "--progress=false",
+        "--nepali_seeds",
+    ]
     result = _run(*args)
     assert result.exit_code == 0, result.output
     assert result.output.count("\n") == 1
@@ -280,8 +331,16 @@ def test_seeds_without_a_filter_that_reads_them(model: Path, tmp_path: Path) -> 
     )
     assert "add filters=seed-absorb" in result.output
     assert prefix.with_suffix(".model").is_file()
-    filtered = _run("filter", "--model", str(model), "--output", str(tmp_path / "f.model"),
-                    "--filters", "cross-script", "--nepali-seeds")  # fmt: skip
+    filtered = _run(
+        "filter",
+        "--model",
+        str(model),
+        "--output",
+        str(tmp_path / "f.model"),
+        "--filters",
+        "cross-script",
+        "--nepali-seeds",
+    )
     assert filtered.exit_code == 0, filtered.output
     lines = filtered.output.splitlines()
     assert lines[0].startswith("brahmic_pua: the seeds given") and len(lines) == 2
@@ -306,11 +365,14 @@ def test_encode_corpus_on_ray_without_ray(
 @pytest.mark.parametrize(
     ("lines", "extra", "where"),
     [
-        ([f"the quick brown fox {i} jumps over the lazy dog" for i in range(300)], [],
-         "any Brahmic script brahmic_pua covers"),
+        (
+            [f"the quick brown fox {i} jumps over the lazy dog" for i in range(300)],
+            [],
+            "any Brahmic script brahmic_pua covers",
+        ),
         (None, ["--scripts", "telugu"], "the scripts chosen (telugu)"),
     ],
-)  # fmt: skip
+)
 def test_a_corpus_without_brahmic_text_warns_and_trains(
     lines: list[str] | None, extra: list[str], where: str, tmp_path: Path
 ) -> None:
@@ -319,9 +381,19 @@ def test_a_corpus_without_brahmic_text_warns_and_trains(
         corpus = str(tmp_path / "en.txt")
         Path(corpus).write_text("\n".join(lines) + "\n", encoding="utf-8")
     prefix = tmp_path / "m"
-    result = _run("train", "--input", corpus, "--model_prefix", str(prefix), "--vocab_size",
-                  "600", "--hard_vocab_limit=false", "--num_threads=1", "--progress=false",
-                  *extra)  # fmt: skip
+    result = _run(
+        "train",
+        "--input",
+        corpus,
+        "--model_prefix",
+        str(prefix),
+        "--vocab_size",
+        "600",
+        "--hard_vocab_limit=false",
+        "--num_threads=1",
+        "--progress=false",
+        *extra,
+    )
     assert result.exit_code == 0, result.output
     assert result.output.count("\n") == 1
     assert result.output.startswith(f"brahmic_pua: the corpus has no text in {where}")

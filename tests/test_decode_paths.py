@@ -84,9 +84,13 @@ class Reference:
         taken = frozenset([*single, ESCAPE, *STAND_INS])
         single.update(STAND_INS)
         return cls(
-            tuple(p.type for p in model.pieces), tuple(p.piece for p in model.pieces),
-            model.trainer_spec.unk_surface, single, taken, manifest["normalization"],
-        )  # fmt: skip
+            tuple(p.type for p in model.pieces),
+            tuple(p.piece for p in model.pieces),
+            model.trainer_spec.unk_surface,
+            single,
+            taken,
+            manifest["normalization"],
+        )
 
     def joined(self, ids: list[int]) -> str:
         """The text spm's ``Decode`` builds before its denormalizer runs (in
@@ -247,14 +251,20 @@ def _case(path: Path) -> Case:
     runs += [text[:-1] for text in runs if len(text) > 1]
     runs += [b"\x80", b"\xff", b"\xc0\x80", b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\xe0\xa4"]
     special = [
-        i for i, kind in enumerate(reference.kinds)
+        i
+        for i, kind in enumerate(reference.kinds)
         if kind in (CONTROL, UNKNOWN, _Type.UNUSED) or i in plain.watched
-    ]  # fmt: skip
+    ]
     special += [theirs.piece_to_id(SPACE)]
     return Case(
-        ours, theirs, rules_off, plain, reference, tuple(special),
+        ours,
+        theirs,
+        rules_off,
+        plain,
+        reference,
+        tuple(special),
         tuple(tuple(reference.spelled(run)) for run in runs),
-    )  # fmt: skip
+    )
 
 
 @pytest.fixture(scope="session")
@@ -300,12 +310,42 @@ def check_stream(case: Case, ids: list[int], expected: str) -> None:
 # -- hostile inputs ---------------------------------------------------------------------------
 
 EDGES = [
-    "", " ", "  x  ", "\n", "\r\n", "\r", "\ufeff", "\ufeffక", "\u2581", " \u2581 \u2581\u2581",
-    "\u2585", "\u2585\u2581", ESCAPE, ESCAPE * 2, ESCAPE + "\ue003", "\ue001\ue002", "\ue003",
-    "\uf8ff", "\U000f0000", "\U0010fffd", "\u200c", "\u200d", "క\u200dష", "క్\u200cష",
-    "\u0c4d", "\u0c3e\u0c3e\u0c3e", "క" + "\u0c3e" * 20, "\u0c4d\u0c3c", "\x00", "\x1b[0m",
-    "e\u0301", "क\u093c", "\u0915\u094d\u200d\u0937", "\t\x0b\x85\u2028", "\ufffd",
-]  # fmt: skip
+    "",
+    " ",
+    "  x  ",
+    "\n",
+    "\r\n",
+    "\r",
+    "\ufeff",
+    "\ufeffక",
+    "\u2581",
+    " \u2581 \u2581\u2581",
+    "\u2585",
+    "\u2585\u2581",
+    ESCAPE,
+    ESCAPE * 2,
+    ESCAPE + "\ue003",
+    "\ue001\ue002",
+    "\ue003",
+    "\uf8ff",
+    "\U000f0000",
+    "\U0010fffd",
+    "\u200c",
+    "\u200d",
+    "క\u200dష",
+    "క్\u200cష",
+    "\u0c4d",
+    "\u0c3e\u0c3e\u0c3e",
+    "క" + "\u0c3e" * 20,
+    "\u0c4d\u0c3c",
+    "\x00",
+    "\x1b[0m",
+    "e\u0301",
+    "क\u093c",
+    "\u0915\u094d\u200d\u0937",
+    "\t\x0b\x85\u2028",
+    "\ufffd",
+]
 
 
 @st.composite
@@ -451,10 +491,13 @@ def test_invalid_byte_runs_as_spm_reads_them(cases: dict[str, Case]) -> None:
     write one per cut character. Every spm path, the stream included, writes spm's."""
     case = cases["te"]
     for run, expected in [
-        (b"\xe0\xa4", "\ufffd\ufffd"), (b"\xe0\xa4a", "\ufffd\ufffda"),
-        (b"\xed\xa0\x80", "\ufffd" * 3), (b"\xf4\x90\x80\x80", "\ufffd" * 4),
-        (b"\xef\xbf\xbd", "\ufffd"), (b"\xe0\xb0\x95\x80", "క\ufffd"),
-    ]:  # fmt: skip
+        (b"\xe0\xa4", "\ufffd\ufffd"),
+        (b"\xe0\xa4a", "\ufffd\ufffda"),
+        (b"\xed\xa0\x80", "\ufffd" * 3),
+        (b"\xf4\x90\x80\x80", "\ufffd" * 4),
+        (b"\xef\xbf\xbd", "\ufffd"),
+        (b"\xe0\xb0\x95\x80", "క\ufffd"),
+    ]:
         ids = case.reference.spelled(run)
         assert spm_bytes(run) == case.reference.decode(ids) == expected
         assert case.theirs.decode(ids) == case.ours.decode(ids) == expected

@@ -88,9 +88,12 @@ def test_train_on_ray_writes_the_same_model_file(
     for engine in ("local", "ray"):
         (tmp_path / engine).mkdir()
         reports[engine] = train_model(
-            input=corpus, model_prefix=str(tmp_path / engine / "m"), vocab_size=1500,
-            model_type="bpe", engine=engine,
-        )  # fmt: skip
+            input=corpus,
+            model_prefix=str(tmp_path / engine / "m"),
+            vocab_size=1500,
+            model_type="bpe",
+            engine=engine,
+        )
     assert reports["ray"].lines_with_block == 1 == reports["local"].lines_with_block
     assert files_of(tmp_path / "ray") == files_of(tmp_path / "local")
 
@@ -156,9 +159,12 @@ def test_input_sentence_size_is_honoured(
     monkeypatch.setattr(sentencepiece.SentencePieceTrainer, "train", recorded)
     for _ in range(2):
         train_model(
-            input=corpus, model_prefix=str(tmp_path / "m"), vocab_size=1500,
-            input_sentence_size=1200, shuffle_input_sentence=shuffle,
-        )  # fmt: skip
+            input=corpus,
+            model_prefix=str(tmp_path / "m"),
+            vocab_size=1500,
+            input_sentence_size=1200,
+            shuffle_input_sentence=shuffle,
+        )
     lines = [normalize(line) for name in corpus for line in reference.file_lines(name)]
     assert len(fed[0]) == 1200 and fed[0] == fed[1]
     if shuffle:

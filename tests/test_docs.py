@@ -169,9 +169,14 @@ def _environment() -> dict[str, str]:
 
 def _bash(script: str, folder: Path) -> str:
     done = subprocess.run(
-        ["bash", "-c", f"set -eo pipefail\n{script}"], cwd=folder, env=_environment(),
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300,
-    )  # fmt: skip
+        ["bash", "-c", f"set -eo pipefail\n{script}"],
+        cwd=folder,
+        env=_environment(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=300,
+    )
     if done.returncode:
         pytest.fail(f"exit {done.returncode}: {script}\n{done.stdout}")
     return done.stdout
@@ -246,9 +251,14 @@ def run_console(block: Block, run: PageRun) -> None:
         for c in shown
     )
     done = subprocess.run(
-        ["bash", "-c", f"set -o pipefail\n{script}"], cwd=run.folder, env=_environment(),
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300,
-    )  # fmt: skip
+        ["bash", "-c", f"set -o pipefail\n{script}"],
+        cwd=run.folder,
+        env=_environment(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=300,
+    )
     outputs = done.stdout.split(END)
     checker = doctest.OutputChecker()
     for at, command in enumerate(shown):

@@ -35,9 +35,11 @@ def brahmic(tmp_path_factory: pytest.TempPathFactory) -> str:
     lines = with_words(TELUGU, "▁", 0.1, 0)
     prefix = tmp_path_factory.mktemp("brahmic") / "b"
     train_model(
-        sentence_iterator=iter(lines), model_prefix=str(prefix), vocab_size=1500,
+        sentence_iterator=iter(lines),
+        model_prefix=str(prefix),
+        vocab_size=1500,
         user_defined_symbols=["▁"],
-    )  # fmt: skip
+    )
     return f"{prefix}.model"
 
 
@@ -174,9 +176,13 @@ def test_vocabulary_calls_take_an_id_or_a_list(brahmic: str) -> None:
 def test_bad_ids_are_one_clear_index_error(brahmic: str) -> None:
     sp = spm.SentencePieceProcessor(model_file=brahmic)
     calls: list[Callable[[], object]] = [
-        lambda: sp.decode(99999), lambda: sp.decode([5, -1]), lambda: sp.decode([[5], [99999]]),
-        lambda: sp.id_to_piece(-1), lambda: sp.id_to_piece([3, 99999]), lambda: sp.is_byte(-1),
-    ]  # fmt: skip
+        lambda: sp.decode(99999),
+        lambda: sp.decode([5, -1]),
+        lambda: sp.decode([[5], [99999]]),
+        lambda: sp.id_to_piece(-1),
+        lambda: sp.id_to_piece([3, 99999]),
+        lambda: sp.is_byte(-1),
+    ]
     for call in calls:
         with pytest.raises(IndexError, match=r"^piece id (99999|-1) is out of range") as error:
             call()
@@ -204,9 +210,10 @@ def test_failed_load_leaves_the_processor_as_it_was(brahmic: str, plain: str) ->
     before = (sp.encode(HELD_OUT), sp.id_to_piece(list(range(len(sp)))), sp.manifest)
     bad_model = b"\x1a\x00"  # a well-formed message (an empty field 3), but no model
     loads: list[Callable[[], object]] = [
-        lambda: sp.load(model_proto=bad_model), lambda: sp.load(model_file=plain + ".missing"),
+        lambda: sp.load(model_proto=bad_model),
+        lambda: sp.load(model_file=plain + ".missing"),
         lambda: sp.load_from_serialized_proto(Path(plain).read_bytes()[:-7]),
-    ]  # fmt: skip
+    ]
     for load in loads:
         with pytest.raises(spm.ModelFileError):
             load()
@@ -284,9 +291,11 @@ def test_unknown_pieces_show_their_text_without_byte_fallback(tmp_path: Path) ->
     """Without byte fallback an unknown piece shows its surface, as stock does, as text."""
     prefix = str(tmp_path / "n")
     train_model(
-        sentence_iterator=iter(TELUGU), model_prefix=prefix, vocab_size=1500,
+        sentence_iterator=iter(TELUGU),
+        model_prefix=prefix,
+        vocab_size=1500,
         byte_fallback=False,
-    )  # fmt: skip
+    )
     sp = spm.SentencePieceProcessor(model_file=f"{prefix}.model")
     text = "క ☃ ▁x ఝౌం"
     pieces = sp.encode(text, out_type=str)

@@ -79,9 +79,11 @@ def model_files(tmp_path_factory: pytest.TempPathFactory, ne_lines: list[str]) -
     lines = ne_lines[:TRAIN_LINES]
     train_model(sentence_iterator=iter(lines), model_prefix=str(work / "bp"), vocab_size=VOCAB)
     sentencepiece.SentencePieceTrainer.train(
-        sentence_iterator=iter(lines), model_prefix=str(work / "plain"), vocab_size=VOCAB,
+        sentence_iterator=iter(lines),
+        model_prefix=str(work / "plain"),
+        vocab_size=VOCAB,
         minloglevel=2,
-    )  # fmt: skip
+    )
     return {"brahmic": work / "bp.model", "plain": work / "plain.model"}
 
 
@@ -105,8 +107,14 @@ def plain(model_files: dict[str, Path]) -> SentencePieceProcessor:
 def test_numbering_starts_with_seed_000s_and_names_every_script() -> None:
     assert (DEV, LAT, PUN, FMT, MAL) == (0, 1, 2, 3, 4)  # NepBPE: 0=DEV 1=LAT 2=PUN 3=FMT 4=MAL
     assert SCRIPT_ID_NAMES[:7] == (
-        "devanagari", "latin", "punctuation", "format", "byte", "special", "other",
-    )  # fmt: skip
+        "devanagari",
+        "latin",
+        "punctuation",
+        "format",
+        "byte",
+        "special",
+        "other",
+    )
     assert len(set(SCRIPT_ID_NAMES)) == len(SCRIPT_ID_NAMES) == 7 + len(SCRIPT_NAMES)
     assert set(SCRIPT_NAMES) < set(SCRIPT_ID)
     assert SCRIPT_ID_NAMES[MIXED] == "mixed" and len(SCRIPT_ID_NAMES) - 1 == MIXED
@@ -143,9 +151,11 @@ def test_script_of_text(text: str, expected: str) -> None:
 
 @pytest.mark.parametrize("kind", ["brahmic", "plain", "stock"])
 def test_script_ids_align_with_the_vocabulary(
-    kind: str, model_files: dict[str, Path], brahmic: SentencePieceProcessor,
+    kind: str,
+    model_files: dict[str, Path],
+    brahmic: SentencePieceProcessor,
     plain: SentencePieceProcessor,
-) -> None:  # fmt: skip
+) -> None:
     processors: dict[str, Any] = {
         "brahmic": brahmic,
         "plain": plain,
@@ -181,9 +191,11 @@ def test_brahmic_piece_texts_are_the_shown_pieces_decoded(brahmic: SentencePiece
 
 @pytest.mark.parametrize("kind", ["brahmic", "plain"])
 def test_vocabulary_lines_are_the_vocab_file(
-    kind: str, model_files: dict[str, Path], brahmic: SentencePieceProcessor,
+    kind: str,
+    model_files: dict[str, Path],
+    brahmic: SentencePieceProcessor,
     plain: SentencePieceProcessor,
-) -> None:  # fmt: skip
+) -> None:
     sp = brahmic if kind == "brahmic" else plain
     vocab = model_files[kind].with_suffix(".vocab").read_text(encoding="utf-8").splitlines()
     assert list(vocabulary_lines(sp)) == vocab
@@ -237,9 +249,17 @@ def test_orphan_marks_by_hand() -> None:
     assert orphan_mark_ids(vocab) == {1, 2, 3, 4, 9}
     assert orphan_marks_per_1000([[1, 5], [5, 6, 7, 8]], vocab) == pytest.approx(1000 / 6)
     assert [SCRIPT_ID_NAMES[s] for s in script_ids(vocab)] == [
-        "special", "devanagari", "devanagari", "kannada", "devanagari", "devanagari",
-        "punctuation", "byte", "format", "devanagari",
-    ]  # fmt: skip
+        "special",
+        "devanagari",
+        "devanagari",
+        "kannada",
+        "devanagari",
+        "devanagari",
+        "punctuation",
+        "byte",
+        "format",
+        "devanagari",
+    ]
 
 
 def test_split_clusters_by_hand() -> None:
@@ -303,9 +323,11 @@ def test_n_is_the_models_own(
     """On a nepali-lm model N folds spellings, and the round trip is measured against that."""
     prefix = tmp_path / "lm"
     train_model(
-        sentence_iterator=iter(ne_lines[:TRAIN_LINES]), model_prefix=str(prefix), vocab_size=1000,
+        sentence_iterator=iter(ne_lines[:TRAIN_LINES]),
+        model_prefix=str(prefix),
+        vocab_size=1000,
         normalization="nepali-lm",
-    )  # fmt: skip
+    )
     lm = SentencePieceProcessor(model_file=f"{prefix}.model")
     assert expected_text(lm, "सँग‍") == "संग" and expected_text(brahmic, "सँग") == "सँग"
     folded = [text for text in held_out if expected_text(lm, text) != expected_text(brahmic, text)]
@@ -351,9 +373,11 @@ def test_eval_reports_conjunct_splits_and_akshara_keeps_conjuncts(
     virama, the akshara policy keeps them whole (the metric is metrics.split_conjuncts)."""
     prefix = tmp_path / "akshara"
     train_model(
-        sentence_iterator=iter(ne_lines[:TRAIN_LINES]), model_prefix=str(prefix),
-        vocab_size=VOCAB, policy="akshara",
-    )  # fmt: skip
+        sentence_iterator=iter(ne_lines[:TRAIN_LINES]),
+        model_prefix=str(prefix),
+        vocab_size=VOCAB,
+        policy="akshara",
+    )
     akshara = SentencePieceProcessor(model_file=f"{prefix}.model")
     default, kept = evaluate(brahmic, held_out), evaluate(akshara, held_out)
     assert "conjunct-split rate" in format_table({"fixtoken": default, "akshara": kept})

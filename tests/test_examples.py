@@ -14,8 +14,11 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 def test_spm_workflow_example() -> None:
     done = subprocess.run(
         [sys.executable, str(EXAMPLES / "spm_workflow.py")],
-        capture_output=True, text=True, check=True, timeout=300,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    )
     assert "stock sentencepiece agrees: " in done.stdout
     assert "క్" in done.stdout.splitlines()[0]
 
@@ -26,8 +29,11 @@ def test_nepali_example_quick() -> None:
     corpus = str(CORPORA / "ne.train.txt")
     done = subprocess.run(
         [sys.executable, str(EXAMPLES / "nepali" / "run.py"), "--quick", "--corpus", corpus],
-        capture_output=True, text=True, check=True, timeout=600,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=600,
+    )
     out = done.stdout
     assert "plain spm  brahmic_pua  + NepBPE layer" in out
     orphans = next(line for line in out.splitlines() if line.startswith("orphan-mark tokens"))

@@ -58,8 +58,7 @@ def test_kneser_ney_bigram_by_hand() -> None:
     assert model.distribution([1]) == pytest.approx([0.5, 0.125, 0.375], abs=1e-15)
     assert model.distribution([2]) == pytest.approx([0.75, 0.125, 0.125], abs=1e-15)
     # the scorer gives the same numbers: stream c a b, predicting a after c and b after a
-    assert model.log2_probabilities([2, 0, 1]) == pytest.approx([math.log2(0.75),
-                                                                 math.log2(0.625)])  # fmt: skip
+    assert model.log2_probabilities([2, 0, 1]) == pytest.approx([math.log2(0.75), math.log2(0.625)])
 
 
 def test_kneser_ney_unseen_context_and_token() -> None:
@@ -195,27 +194,39 @@ def test_attribution_by_hand() -> None:
         }
 
     assert cells("position") == {
-        "word start": (3, 5, 12.0), "word rest": (2, 10, 7.0), "space alone": (2, 2, 9.0),
+        "word start": (3, 5, 12.0),
+        "word rest": (2, 10, 7.0),
+        "space alone": (2, 2, 9.0),
         "line end": (1, 1, 8.0),
-    }  # fmt: skip
+    }
     assert cells("conjunct") == {
-        "holds a conjunct": (1, 9, 2.0), "no conjunct": (6, 8, 26.0), "line end": (1, 1, 8.0),
-    }  # fmt: skip
-    assert cells("byte fallback") == {
-        "byte-fallback piece": (1, 1, 7.0), "vocabulary piece": (6, 16, 21.0),
+        "holds a conjunct": (1, 9, 2.0),
+        "no conjunct": (6, 8, 26.0),
         "line end": (1, 1, 8.0),
-    }  # fmt: skip
+    }
+    assert cells("byte fallback") == {
+        "byte-fallback piece": (1, 1, 7.0),
+        "vocabulary piece": (6, 16, 21.0),
+        "line end": (1, 1, 8.0),
+    }
     assert cells("cluster frequency") == {
-        "rare cluster": (1, 9, 2.0), "frequent clusters only": (4, 6, 17.0),
-        "space alone": (2, 2, 9.0), "line end": (1, 1, 8.0),
-    }  # fmt: skip
+        "rare cluster": (1, 9, 2.0),
+        "frequent clusters only": (4, 6, 17.0),
+        "space alone": (2, 2, 9.0),
+        "line end": (1, 1, 8.0),
+    }
     assert cells("script") == {
-        "Brahmic": (2, 12, 3.0), "Latin": (2, 2, 9.0), "number": (1, 1, 7.0),
-        "space alone": (2, 2, 9.0), "line end": (1, 1, 8.0),
-    }  # fmt: skip
+        "Brahmic": (2, 12, 3.0),
+        "Latin": (2, 2, 9.0),
+        "number": (1, 1, 7.0),
+        "space alone": (2, 2, 9.0),
+        "line end": (1, 1, 8.0),
+    }
     assert cells("cluster cut") == {
-        "starts a cluster": (5, 15, 19.0), "space alone": (2, 2, 9.0), "line end": (1, 1, 8.0),
-    }  # fmt: skip
+        "starts a cluster": (5, 15, 19.0),
+        "space alone": (2, 2, 9.0),
+        "line end": (1, 1, 8.0),
+    }
     for dim in table["classes"]:  # every dimension holds every byte and every bit
         assert sum(c["bytes"] for c in table["classes"][dim].values()) == 18
         assert math.fsum(c["bits"] for c in table["classes"][dim].values()) == pytest.approx(36)
@@ -228,9 +239,11 @@ def test_a_piece_that_begins_with_a_vowel_sign_starts_inside_a_cluster() -> None
     table = attribute(arm, ["కాలానికి"], [math.log(2)] * 3, Counter())
     cut = {name: (c["tokens"], c["bytes"]) for name, c in table["classes"]["cluster cut"].items()}
     assert cut == {
-        "starts inside a cluster": (1, 15), "starts a cluster": (1, 9), "space alone": (0, 0),
+        "starts inside a cluster": (1, 15),
+        "starts a cluster": (1, 9),
+        "space alone": (0, 0),
         "line end": (1, 1),
-    }  # fmt: skip
+    }
 
 
 def test_attribution_refuses_pieces_that_do_not_spell_the_text() -> None:
@@ -273,8 +286,9 @@ def _rows(gaps: list[float]) -> tuple[list[dict[str, Any]], dict[int, list[float
     rows, lines = [], {}
     for k, gap in enumerate(gaps):
         step = 50 * 2**k
-        rows.append({"step": step, "tokens_seen": step * 1000, "gap": gap,
-                     "plain_bits_per_byte": 1.0})  # fmt: skip
+        rows.append(
+            {"step": step, "tokens_seen": step * 1000, "gap": gap, "plain_bits_per_byte": 1.0}
+        )
         lines[step] = [gap * 10 + 0.01 * (i % 3 - 1) for i in range(30)]  # 30 lines of 10 bytes
     return rows, lines
 
@@ -298,8 +312,11 @@ def test_trend_verdicts() -> None:
 def run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, str(EXAMPLE / "run.py"), *args],
-        capture_output=True, text=True, check=True, timeout=300,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    )
 
 
 @corpora  # the experiment trains on te.train.txt and scores te.extra.txt
@@ -308,8 +325,17 @@ def test_an_interrupted_run_resumes_to_the_same_result(tmp_path: Path) -> None:
     a run never stopped: the same losses at every step, checkpoints and bits per byte, to the
     last bit (same machine, threads and torch). Finished models are read back, not redone."""
     need_torch()
-    options = ["--preset", "smoke", "--arms", "brahmic_pua-unigram", "--checkpoints", "4", "8",
-               "--save-every", "5"]  # fmt: skip
+    options = [
+        "--preset",
+        "smoke",
+        "--arms",
+        "brahmic_pua-unigram",
+        "--checkpoints",
+        "4",
+        "8",
+        "--save-every",
+        "5",
+    ]
     stopped, whole = tmp_path / "stopped", tmp_path / "whole"
     first = run(*options, "--out", str(stopped), "--stop-after-steps", "6")
     assert "stopped after --stop-after-steps 6" in first.stderr
@@ -348,8 +374,16 @@ def test_seeds_trained_by_separate_processes_report_as_one_run(tmp_path: Path) -
     reports the steps the saved models reached, and once all have finished, the trend the
     full report computes from its in-memory records."""
     need_torch()
-    options = ["--preset", "smoke", "--arms", "brahmic_pua-unigram", "--seeds", "2",
-               "--checkpoints", "4"]  # fmt: skip
+    options = [
+        "--preset",
+        "smoke",
+        "--arms",
+        "brahmic_pua-unigram",
+        "--seeds",
+        "2",
+        "--checkpoints",
+        "4",
+    ]
     split, whole = tmp_path / "split", tmp_path / "whole"
     first = run(*options, "--out", str(split), "--only-seeds", "1")
     assert "seeds 1 finished" in first.stderr
@@ -405,16 +439,47 @@ def test_paper_preset_runs_on_a_cpu_with_ngrams(tmp_path: Path) -> None:
     table wired in: the code path `--preset paper --device cuda` takes, on a CPU."""
     need_torch()
     run(
-        "--preset", "paper", "--device", "cpu", "--steps", "3", "--batch", "2",
-        "--vocab-size", "1000", "--train-lines", "800", "--heldout-lines", "10", "--seeds", "1",
-        "--arms", "brahmic_pua-unigram", "--sample-tokens", "8", "--bootstrap", "20",
-        "--checkpoints", "1", "2", "--ngram", "--ngram-orders", "2", "3", "--out", str(tmp_path),
-    )  # fmt: skip
+        "--preset",
+        "paper",
+        "--device",
+        "cpu",
+        "--steps",
+        "3",
+        "--batch",
+        "2",
+        "--vocab-size",
+        "1000",
+        "--train-lines",
+        "800",
+        "--heldout-lines",
+        "10",
+        "--seeds",
+        "1",
+        "--arms",
+        "brahmic_pua-unigram",
+        "--sample-tokens",
+        "8",
+        "--bootstrap",
+        "20",
+        "--checkpoints",
+        "1",
+        "2",
+        "--ngram",
+        "--ngram-orders",
+        "2",
+        "3",
+        "--out",
+        str(tmp_path),
+    )
     results = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
     s = results["settings"]
     assert (s["layers"], s["heads"], s["width"], s["context"], s["dropout"]) == (
-        6, 6, 384, 256, 0.2,
-    )  # fmt: skip
+        6,
+        6,
+        384,
+        256,
+        0.2,
+    )
     assert results["arms"]["plain-unigram"]["compute"]["steps"] == 3
     assert [c["step"] for c in results["arms"]["plain-unigram"]["checkpoints"]] == [1, 2, 3]
     for name in ("plain-unigram", "brahmic_pua-unigram"):

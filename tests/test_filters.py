@@ -70,9 +70,11 @@ def models(
     for model_type in ("unigram", "bpe"):
         prefix = work / model_type
         train_model(
-            sentence_iterator=iter(mixed), model_prefix=str(prefix), vocab_size=VOCAB,
+            sentence_iterator=iter(mixed),
+            model_prefix=str(prefix),
+            vocab_size=VOCAB,
             model_type=model_type,
-        )  # fmt: skip
+        )
         out[model_type] = Path(f"{prefix}.model").read_bytes()
     plain = io.BytesIO()  # stock defaults: no byte fallback, spm's own script split
     stock.SentencePieceTrainer.train(
@@ -81,9 +83,14 @@ def models(
     out["plain"] = plain.getvalue()
     loose = io.BytesIO()  # byte fallback, no script split: pieces spm itself would refuse
     stock.SentencePieceTrainer.train(
-        sentence_iterator=iter(mixed), model_writer=loose, vocab_size=VOCAB, model_type="bpe",
-        byte_fallback=True, split_by_unicode_script=False, minloglevel=2,
-    )  # fmt: skip
+        sentence_iterator=iter(mixed),
+        model_writer=loose,
+        vocab_size=VOCAB,
+        model_type="bpe",
+        byte_fallback=True,
+        split_by_unicode_script=False,
+        minloglevel=2,
+    )
     out["plain-bpe"] = loose.getvalue()
     return out
 
@@ -442,9 +449,13 @@ def test_the_trainer_applies_the_nepbpe_layer(
     a second pass finds nothing left, stock spm still agrees and the round trip holds."""
     ne, _, held = corpus
     report = train_model(
-        sentence_iterator=iter(ne), model_prefix=str(tmp_path / "ne"), vocab_size=VOCAB,
-        normalization="nepali-lm", nepali_seeds=True, filters="all",
-    )  # fmt: skip
+        sentence_iterator=iter(ne),
+        model_prefix=str(tmp_path / "ne"),
+        vocab_size=VOCAB,
+        normalization="nepali-lm",
+        nepali_seeds=True,
+        filters="all",
+    )
     assert report.filters is not None
     assert [r.name for r in report.filters.results] == list(FILTERS)
     assert (

@@ -84,9 +84,17 @@ def test_train_refuses_the_vietnamese_table(tmp_path: Path) -> None:
     (tmp_path / "out").mkdir()
     prefix = tmp_path / "out" / "m"
     args = [
-        "train", "--input", HI, "--model_prefix", str(prefix), "--vocab_size", "1000",
-        "--normalization", "nepali-lm", f"--folding_rules={table}",
-    ]  # fmt: skip
+        "train",
+        "--input",
+        HI,
+        "--model_prefix",
+        str(prefix),
+        "--vocab_size",
+        "1000",
+        "--normalization",
+        "nepali-lm",
+        f"--folding_rules={table}",
+    ]
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 1, result.output
     assert "not a normalization" in result.output and str(table) in result.output

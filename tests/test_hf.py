@@ -99,9 +99,12 @@ def test_plain_spm_model_gives_stock_ids_and_text(hf: ModuleType, tmp_path: Path
     train, held = sample_lines()
     prefix = str(tmp_path / "plain")
     stock.SentencePieceTrainer.train(
-        sentence_iterator=iter(train), model_prefix=prefix, vocab_size=1000, minloglevel=2,
+        sentence_iterator=iter(train),
+        model_prefix=prefix,
+        vocab_size=1000,
+        minloglevel=2,
         byte_fallback=True,
-    )  # fmt: skip
+    )
     sp, tok = (
         stock.SentencePieceProcessor(model_file=prefix + ".model"),
         load(hf, prefix + ".model"),
@@ -134,9 +137,9 @@ def test_padding_truncation_and_attention_masks(hf: ModuleType, models: dict[str
         assert row == [sp.eos_id()] * (8 - len(kept)) + kept
         assert mask == [0] * (8 - len(kept)) + [1] * len(kept)
         assert tok.decode(row, skip_special_tokens=True) == sp.decode(kept[1:])
-    assert all(len(row) % 16 == 0 for row in tok(lines, padding=True, pad_to_multiple_of=16)[
-        "input_ids"
-    ])  # fmt: skip
+    assert all(
+        len(row) % 16 == 0 for row in tok(lines, padding=True, pad_to_multiple_of=16)["input_ids"]
+    )
     array = tok(lines[:2], padding=True, return_tensors="np")["input_ids"]
     assert array.shape == (2, max(map(len, full[:2])))
 
@@ -157,8 +160,10 @@ def test_pytorch_tensors(hf: ModuleType, models: dict[str, Path]) -> None:
 def test_special_tokens_are_the_models_pieces(hf: ModuleType, models: dict[str, Path]) -> None:
     sp, tok = processor(models["unigram"]), load(hf, models["unigram"])
     assert (tok.unk_token_id, tok.bos_token_id, tok.eos_token_id) == (
-        sp.unk_id(), sp.bos_id(), sp.eos_id(),
-    )  # fmt: skip
+        sp.unk_id(),
+        sp.bos_id(),
+        sp.eos_id(),
+    )
     assert (tok.unk_token, tok.bos_token, tok.eos_token) == ("<unk>", "<s>", "</s>")
     assert tok.pad_token is None and sp.pad_id() == -1
     assert (tok.add_bos_token, tok.add_eos_token) == (True, False)  # as LlamaTokenizer
@@ -279,10 +284,21 @@ def test_parity_example_counts(hf: ModuleType, models: dict[str, Path]) -> None:
     """examples/hf_parity.py: transformers' own spm backend decodes none of the lines."""
     example = Path(__file__).resolve().parents[1] / "examples" / "hf_parity.py"
     done = subprocess.run(
-        [sys.executable, str(example), "--model", str(models["unigram"]), "--lines", TE_SAMPLE,
-         "--count", "200"],
-        capture_output=True, text=True, check=True, timeout=600,
-    )  # fmt: skip
+        [
+            sys.executable,
+            str(example),
+            "--model",
+            str(models["unigram"]),
+            "--lines",
+            TE_SAMPLE,
+            "--count",
+            "200",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=600,
+    )
     rows = {line[:34].strip(): line[34:].split() for line in done.stdout.splitlines()[3:]}
     assert rows["BrahmicPuaTokenizer"] == ["200", "200", "200", "0"]
     assert rows["SentencePieceBackend(vocab_file=)"] == ["200", "0", "0", "200"]
@@ -294,8 +310,10 @@ def test_parity_example_counts(hf: ModuleType, models: dict[str, Path]) -> None:
 def test_import_brahmic_pua_does_not_import_transformers() -> None:
     done = subprocess.run(
         [sys.executable, "-c", "import sys, brahmic_pua; print('transformers' in sys.modules)"],
-        capture_output=True, text=True, check=True,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert done.stdout.strip() == "False"
 
 

@@ -92,14 +92,34 @@ def _run(folder: Path) -> dict[str, dict[str, str]]:
     """Each test's outcome (passed, failed, skipped), by class, in a pytest process."""
     report = folder / "report.xml"
     environment = {
-        **os.environ, "HF_HUB_OFFLINE": "1", "HF_MODULES_CACHE": str(folder / "modules"),
-    }  # fmt: skip
+        **os.environ,
+        "HF_HUB_OFFLINE": "1",
+        "HF_MODULES_CACHE": str(folder / "modules"),
+    }
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
-         "-o", "addopts=", "--rootdir", str(folder), f"--junitxml={report}",
-         "tests/test_mixin_on_both.py"],
-        cwd=folder, env=environment, capture_output=True, text=True, timeout=900, check=False,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:xdist",
+            "-o",
+            "addopts=",
+            "--rootdir",
+            str(folder),
+            f"--junitxml={report}",
+            "tests/test_mixin_on_both.py",
+        ],
+        cwd=folder,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
     assert report.exists(), done.stdout[-3000:] + done.stderr[-3000:]
     outcomes: dict[str, dict[str, str]] = {}
     for case in ElementTree.parse(report).iter("testcase"):
@@ -139,22 +159,33 @@ def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, st
     for pad, pad_id in PADS.items():
         brahmic, plain = work / f"brahmic{pad}", work / f"plain{pad}"
         brahmic_pua.SentencePieceTrainer.train(
-            input=str(text), model_prefix=str(brahmic), vocab_size=VOCAB, pad_id=pad_id,
+            input=str(text),
+            model_prefix=str(brahmic),
+            vocab_size=VOCAB,
+            pad_id=pad_id,
             progress=False,
-        )  # fmt: skip
+        )
         stock.SentencePieceTrainer.train(
-            input=str(text), model_prefix=str(plain), vocab_size=VOCAB, pad_id=pad_id,
+            input=str(text),
+            model_prefix=str(plain),
+            vocab_size=VOCAB,
+            pad_id=pad_id,
             minloglevel=2,
-        )  # fmt: skip
+        )
         BrahmicPuaTokenizer(f"{brahmic}.model").save_pretrained(brahmic)
         SentencePieceBackend(
-            vocab_file=f"{plain}.model", unk_token="<unk>", bos_token="<s>", eos_token="</s>",
+            vocab_file=f"{plain}.model",
+            unk_token="<unk>",
+            bos_token="<s>",
+            eos_token="</s>",
             pad_token="<pad>" if pad_id >= 0 else None,
-        ).save_pretrained(plain)  # fmt: skip
+        ).save_pretrained(plain)
         suite_text += CLASSES.format(
-            ours=ours(pad), theirs=theirs(pad), ours_folder=str(brahmic),
+            ours=ours(pad),
+            theirs=theirs(pad),
+            ours_folder=str(brahmic),
             theirs_folder=str(plain),
-        )  # fmt: skip
+        )
     (folder / "tests" / "test_mixin_on_both.py").write_text(suite_text, encoding="utf-8")
     return _run(folder)
 

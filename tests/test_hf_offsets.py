@@ -149,8 +149,14 @@ def test_truncated_rows_keep_the_spans_of_their_tokens(
     tok = tokenizer(hf, models["unigram"])
     line = LINES[2]
     ids, spans = spans_of(tok, line)
-    right = tok(line, truncation=True, max_length=6, return_offsets_mapping=True, stride=2,
-                return_overflowing_tokens=True)  # fmt: skip
+    right = tok(
+        line,
+        truncation=True,
+        max_length=6,
+        return_offsets_mapping=True,
+        stride=2,
+        return_overflowing_tokens=True,
+    )
     assert right["input_ids"] == [tok.bos_token_id, *ids[:5]]
     assert right["offset_mapping"] == [(0, 0), *spans[:5]]
     assert right["overflowing_tokens"] == ids[3:]

@@ -59,10 +59,15 @@ def spaced(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
     normalizes nothing, as transformers' converter reproduces it."""
     prefix = tmp_path_factory.mktemp("spaced") / str(request.param)
     stock.SentencePieceTrainer.train(
-        sentence_iterator=iter(sample_training("te")), model_prefix=str(prefix),
-        vocab_size=1500, model_type=request.param, remove_extra_whitespaces=False,
-        normalization_rule_name="identity", byte_fallback=True, minloglevel=2,
-    )  # fmt: skip
+        sentence_iterator=iter(sample_training("te")),
+        model_prefix=str(prefix),
+        vocab_size=1500,
+        model_type=request.param,
+        remove_extra_whitespaces=False,
+        normalization_rule_name="identity",
+        byte_fallback=True,
+        minloglevel=2,
+    )
     return f"{prefix}.model"
 
 
@@ -90,11 +95,12 @@ def transformers_legacy_false(model: str) -> Any:
 #: Texts of words, runs of spaces and special tokens, in any order.
 token_texts = st.lists(
     st.one_of(
-        st.sampled_from(SPECIALS), st.sampled_from([" ", "  ", "   "]),
+        st.sampled_from(SPECIALS),
+        st.sampled_from([" ", "  ", "   "]),
         st.lists(st.sampled_from(WORDS), min_size=1, max_size=3).map(" ".join),
     ),
     max_size=7,
-).map("".join)  # fmt: skip
+).map("".join)
 
 
 @given(text=token_texts)
@@ -115,11 +121,13 @@ def test_ids_and_text_are_transformers_legacy_false(hf: ModuleType, spaced: str,
     spans = [
         (ours, theirs)
         for ours, theirs, token in zip(
-            encoded["offset_mapping"][dummy:], want.offsets[dummy:], want.tokens[dummy:],
+            encoded["offset_mapping"][dummy:],
+            want.offsets[dummy:],
+            want.tokens[dummy:],
             strict=True,
         )
         if not BYTE_PIECE.fullmatch(token)
-    ]  # fmt: skip
+    ]
     assert [ours for ours, _ in spans] == [theirs for _, theirs in spans]
 
 
@@ -268,10 +276,14 @@ def test_text_is_cut_where_transformers_cuts_it(
 
     tok = hf.BrahmicPuaTokenizer(models["unigram"])
     added = ["<l>", "<r>", "<w>", "<n>"]
-    tok.add_tokens([
-        AddedToken("<l>", lstrip=True), AddedToken("<r>", rstrip=True),
-        AddedToken("<w>", single_word=True), AddedToken("<n>", special=True),
-    ])  # fmt: skip
+    tok.add_tokens(
+        [
+            AddedToken("<l>", lstrip=True),
+            AddedToken("<r>", rstrip=True),
+            AddedToken("<w>", single_word=True),
+            AddedToken("<n>", special=True),
+        ]
+    )
     text = "".join(parts)
     encoded = tok(text, add_special_tokens=False, return_offsets_mapping=True)
     tokens = tok.convert_ids_to_tokens(encoded["input_ids"])

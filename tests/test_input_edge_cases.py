@@ -39,9 +39,12 @@ HI = str(resources.files("brahmic_pua.data").joinpath("hi.sample.txt"))
 def models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     folder = tmp_path_factory.mktemp("small")
     spm.SentencePieceTrainer.train(
-        input=HI, model_prefix=str(folder / "ne"), vocab_size=1000, progress=False,
+        input=HI,
+        model_prefix=str(folder / "ne"),
+        vocab_size=1000,
+        progress=False,
         normalization="nepali-lm",
-    )  # fmt: skip
+    )
     sentencepiece.SentencePieceTrainer.train(
         input=TE, model_prefix=str(folder / "plain"), vocab_size=600, minloglevel=2
     )

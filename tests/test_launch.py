@@ -24,9 +24,13 @@ def test_a_ctrl_c_at_any_moment_of_the_start_is_one_line(delay: float) -> None:
     code of ours ends the process by SIGINT, silently, as for any program."""
     assert SCRIPT is not None
     run = subprocess.Popen(
-        [SCRIPT, "segment"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint,
-    )  # fmt: skip
+        [SCRIPT, "segment"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=default_sigint,
+    )
     time.sleep(delay)
     run.send_signal(signal.SIGINT)
     _, errors = run.communicate(timeout=60)

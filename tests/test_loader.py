@@ -85,9 +85,16 @@ def test_every_command_says_the_same_line_for_the_same_model(folder: Path, name:
     commands = [
         ["encode", "--model", path, corpus],
         ["encode-corpus", "--model", path, "--output", str(folder / f"out-{name}"), corpus],
-        ["filter", "--model", path, "--output", str(folder / f"f-{name}.model"), "--filters",
-         "mark-start"],
-    ]  # fmt: skip
+        [
+            "filter",
+            "--model",
+            path,
+            "--output",
+            str(folder / f"f-{name}.model"),
+            "--filters",
+            "mark-start",
+        ],
+    ]
     said = set()
     for command in commands:
         result = runner.invoke(main, command)

@@ -62,9 +62,13 @@ def plain() -> bytes:
     """A real (tiny) plain SentencePiece model, serialized by spm itself."""
     stream = io.BytesIO()
     stock.SentencePieceTrainer.train(
-        sentence_iterator=iter(LINES), model_writer=stream, model_type="char", vocab_size=40,
-        hard_vocab_limit=False, minloglevel=2,
-    )  # fmt: skip
+        sentence_iterator=iter(LINES),
+        model_writer=stream,
+        model_type="char",
+        vocab_size=40,
+        hard_vocab_limit=False,
+        minloglevel=2,
+    )
     return stream.getvalue()
 
 
@@ -88,8 +92,13 @@ def test_piece_types_are_spms_numbers() -> None:
     assert (pieces.NORMAL, pieces.USER_DEFINED, pieces.UNUSED) == (NORMAL, USER_DEFINED, UNUSED)
     piece_type = model_pb2.ModelProto.SentencePiece.Type
     assert [piece_type.Name(t) for t in range(1, 7)] == [
-        "NORMAL", "UNKNOWN", "CONTROL", "USER_DEFINED", "UNUSED", "BYTE"
-    ]  # fmt: skip
+        "NORMAL",
+        "UNKNOWN",
+        "CONTROL",
+        "USER_DEFINED",
+        "UNUSED",
+        "BYTE",
+    ]
 
 
 @pytest.mark.parametrize("mode", ["nfc", "nepali-lm"])

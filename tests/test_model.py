@@ -108,9 +108,10 @@ def _orphans(sp: spm.SentencePieceProcessor, rows: list[list[int]]) -> list[str]
 def test_vocabulary_has_no_usable_orphan_piece(models: dict[str, Path], name: str) -> None:
     sp = _processor(models, name)
     usable = [
-        i for i in range(sp.get_piece_size())
+        i
+        for i in range(sp.get_piece_size())
         if not (sp.is_byte(i) or sp.is_unused(i) or sp.is_control(i) or sp.is_unknown(i))
-    ]  # fmt: skip
+    ]
     assert not [sp.id_to_piece(i) for i in usable if starts_with_mark(sp.id_to_piece(i))]
 
 
@@ -191,9 +192,12 @@ def test_training_twice_gives_identical_files(tmp_path: Path, model_type: str) -
     for run in ("a", "b"):
         (tmp_path / run).mkdir()
         train_model(
-            sentence_iterator=iter(lines), model_prefix=str(tmp_path / run / "m"),
-            vocab_size=3000, model_type=model_type, num_threads=2,
-        )  # fmt: skip
+            sentence_iterator=iter(lines),
+            model_prefix=str(tmp_path / run / "m"),
+            vocab_size=3000,
+            model_type=model_type,
+            num_threads=2,
+        )
     for suffix in (".model", ".vocab"):
         first = (tmp_path / "a" / f"m{suffix}").read_bytes()
         assert first == (tmp_path / "b" / f"m{suffix}").read_bytes()
@@ -301,9 +305,11 @@ def test_bad_options_are_clear(tmp_path: Path, options: dict[str, object], messa
 def test_plain_spm_model_is_wrapped_unchanged(tmp_path: Path) -> None:
     lines = sample("hi")
     stock.SentencePieceTrainer.train(
-        sentence_iterator=iter(lines), model_prefix=str(tmp_path / "p"), vocab_size=1000,
+        sentence_iterator=iter(lines),
+        model_prefix=str(tmp_path / "p"),
+        vocab_size=1000,
         minloglevel=2,
-    )  # fmt: skip
+    )
     ours = spm.SentencePieceProcessor(model_file=str(tmp_path / "p.model"))
     theirs = stock.SentencePieceProcessor(model_file=str(tmp_path / "p.model"))
     assert not ours.is_brahmic
@@ -342,9 +348,11 @@ def test_normalization_none_keeps_nfd_text(tmp_path: Path) -> None:
     telugu = sample_held_out("te")
     nfd = [unicodedata.normalize("NFD", line) for line in telugu]  # ై becomes ె + ౖ
     report = train_model(
-        sentence_iterator=iter(lines + nfd), model_prefix=str(tmp_path / "raw"),
-        vocab_size=3000, normalization="none",
-    )  # fmt: skip
+        sentence_iterator=iter(lines + nfd),
+        model_prefix=str(tmp_path / "raw"),
+        vocab_size=3000,
+        normalization="none",
+    )
     sp = spm.SentencePieceProcessor(model_file=report.model_file)
     assert sp.manifest is not None and sp.manifest.normalization == "none"
     assert sp.decode(sp.encode(nfd)) == nfd

@@ -136,10 +136,11 @@ def test_corpus_is_idempotent_under_every_mode() -> None:
 def lm_model(tmp_path_factory: pytest.TempPathFactory) -> str:
     prefix = tmp_path_factory.mktemp("lm") / "ne"
     train_model(
-        sentence_iterator=iter(sample_training("hi") + NEPALI * 8), model_prefix=str(prefix),
+        sentence_iterator=iter(sample_training("hi") + NEPALI * 8),
+        model_prefix=str(prefix),
         vocab_size=1200,
         normalization="nepali-lm",
-    )  # fmt: skip
+    )
     return f"{prefix}.model"
 
 
@@ -204,26 +205,34 @@ def test_a_users_folding_file(tmp_path: Path) -> None:
     bad.write_text("# deletes text\nab\t\n", encoding="utf-8")
     with pytest.raises(ValueError, match=r"bad.tsv: folding rules are not a normalization"):
         train_model(
-            sentence_iterator=iter(DEVANAGARI[:100]), model_prefix=str(tmp_path / "m"),
-            normalization="nepali-lm", folding_rules=str(bad),
-        )  # fmt: skip
+            sentence_iterator=iter(DEVANAGARI[:100]),
+            model_prefix=str(tmp_path / "m"),
+            normalization="nepali-lm",
+            folding_rules=str(bad),
+        )
     with pytest.raises(ValueError, match=r"bad.tsv line 1: write pattern<TAB>replacement"):
         bad.write_text("सँग संग\n", encoding="utf-8")
         train_model(
-            sentence_iterator=iter(DEVANAGARI[:100]), model_prefix=str(tmp_path / "m"),
-            normalization="nepali-ocr", folding_rules=str(bad),
-        )  # fmt: skip
+            sentence_iterator=iter(DEVANAGARI[:100]),
+            model_prefix=str(tmp_path / "m"),
+            normalization="nepali-ocr",
+            folding_rules=str(bad),
+        )
     good = tmp_path / "good.tsv"
     good.write_text("अँग्रेजी\tअंग्रेजी\nसँग\tसंग\tocr\tmy reason\n", encoding="utf-8")
     report = train_model(
-        sentence_iterator=iter(DEVANAGARI), model_prefix=str(tmp_path / "m"),
-        vocab_size=1200, normalization="nepali-ocr", folding_rules=str(good),
-    )  # fmt: skip
+        sentence_iterator=iter(DEVANAGARI),
+        model_prefix=str(tmp_path / "m"),
+        vocab_size=1200,
+        normalization="nepali-ocr",
+        folding_rules=str(good),
+    )
     ours = spm.SentencePieceProcessor(model_file=report.model_file)
     theirs = stock.SentencePieceProcessor(model_file=report.model_file)
     assert ours.manifest is not None and ours.manifest.folding.rules == (
-        ("अँग्रेजी", "अंग्रेजी"), ("सँग", "संग")
-    )  # fmt: skip
+        ("अँग्रेजी", "अंग्रेजी"),
+        ("सँग", "संग"),
+    )
     text = "उहाँ सँगै अँग्रेजी पढ्नुहुन्छ। सङ्ग"
     assert ours.decode(ours.encode(text)) == "उहाँ संगै अंग्रेजी पढ्नुहुन्छ। सङ्ग"
     assert theirs.encode(text) == ours.encode(text)

@@ -48,14 +48,16 @@ def models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     runs: dict[str, dict[str, Any]] = {
         "te": {"sentence_iterator": iter(sample_training("te")), "vocab_size": 1500},
         "ne": {
-            "sentence_iterator": iter(sample_training("hi") + NEPALI * 8), "vocab_size": 1200,
+            "sentence_iterator": iter(sample_training("hi") + NEPALI * 8),
+            "vocab_size": 1200,
             "normalization": "nepali-lm",
         },
         "te-unk": {
-            "sentence_iterator": iter(sample_training("te")), "vocab_size": 1500,
+            "sentence_iterator": iter(sample_training("te")),
+            "vocab_size": 1500,
             "byte_fallback": False,
         },
-    }  # fmt: skip
+    }
     for name, options in runs.items():
         train_model(model_prefix=str(folder / name), **options)
     return {name: str(folder / f"{name}.model") for name in runs}
@@ -324,8 +326,9 @@ def _check_normalized(normalizer: Any, theirs: Any, ours: Any, given: str | byte
     shown = ours.encode(given, out_type=str)
     assert "".join(shown) == normalized
     at = 0
-    for piece, (begin, _) in zip(shown, theirs.encode(given, out_type="offset_mapping")["offsets"],
-                                 strict=True):  # fmt: skip
+    for piece, (begin, _) in zip(
+        shown, theirs.encode(given, out_type="offset_mapping")["offsets"], strict=True
+    ):
         assert not piece or offsets[at] == begin
         at += len(piece)
 

@@ -33,26 +33,54 @@ from brahmic_pua.orthography.unicode_tables import CLASS_RANGES, REGEX_VERSION, 
 C = CharClass
 TOOLS = Path(__file__).resolve().parent.parent / "tools"
 REQUIRED_SCRIPTS = (
-    "devanagari", "bengali", "gurmukhi", "gujarati", "oriya",
-    "tamil", "telugu", "kannada", "malayalam", "sinhala",
-)  # fmt: skip
+    "devanagari",
+    "bengali",
+    "gurmukhi",
+    "gujarati",
+    "oriya",
+    "tamil",
+    "telugu",
+    "kannada",
+    "malayalam",
+    "sinhala",
+)
 
 
 @pytest.mark.parametrize(
     ("ch", "expected"),
     [
-        ("క", C.CONSONANT), ("అ", C.INDEPENDENT_VOWEL), ("ి", C.DEPENDENT_VOWEL),
-        ("ం", C.VOWEL_SUFFIX), ("ః", C.VOWEL_SUFFIX), ("్", C.VIRAMA),
-        ("\u0c3c", C.NUKTA), ("\u0c5d", C.CONSONANT),  # Telugu nukta, nakaara pollu
-        ("क", C.CONSONANT), ("़", C.NUKTA), ("ँ", C.VOWEL_SUFFIX), ("ॐ", C.INDEPENDENT_VOWEL),
-        ("\ua8e0", C.VOWEL_SUFFIX), ("\u1cd0", C.VOWEL_SUFFIX),  # Devanagari Ext., Vedic Ext.
-        ("\u200d", C.JOINER), ("\u200c", C.NON_JOINER),
-        ("a", C.BASE), ("\u0302", C.DIACRITIC), ("\u0306", C.DIACRITIC), ("\u031b", C.DIACRITIC),
-        ("\u0301", C.TONE), ("\u0323", C.TONE), ("\u0308", C.MARK),
-        (" ", C.OTHER), ("1", C.OTHER), ("।", C.OTHER), ("\ue000", C.OTHER), ("\u2581", C.OTHER),
-        ("-", C.OTHER), ("\u00a0", C.OTHER),  # InSC calls these consonant placeholders
+        ("క", C.CONSONANT),
+        ("అ", C.INDEPENDENT_VOWEL),
+        ("ి", C.DEPENDENT_VOWEL),
+        ("ం", C.VOWEL_SUFFIX),
+        ("ః", C.VOWEL_SUFFIX),
+        ("్", C.VIRAMA),
+        ("\u0c3c", C.NUKTA),
+        ("\u0c5d", C.CONSONANT),  # Telugu nukta, nakaara pollu
+        ("क", C.CONSONANT),
+        ("़", C.NUKTA),
+        ("ँ", C.VOWEL_SUFFIX),
+        ("ॐ", C.INDEPENDENT_VOWEL),
+        ("\ua8e0", C.VOWEL_SUFFIX),
+        ("\u1cd0", C.VOWEL_SUFFIX),  # Devanagari Ext., Vedic Ext.
+        ("\u200d", C.JOINER),
+        ("\u200c", C.NON_JOINER),
+        ("a", C.BASE),
+        ("\u0302", C.DIACRITIC),
+        ("\u0306", C.DIACRITIC),
+        ("\u031b", C.DIACRITIC),
+        ("\u0301", C.TONE),
+        ("\u0323", C.TONE),
+        ("\u0308", C.MARK),
+        (" ", C.OTHER),
+        ("1", C.OTHER),
+        ("।", C.OTHER),
+        ("\ue000", C.OTHER),
+        ("\u2581", C.OTHER),
+        ("-", C.OTHER),
+        ("\u00a0", C.OTHER),  # InSC calls these consonant placeholders
     ],
-)  # fmt: skip
+)
 def test_classify_examples(ch: str, expected: CharClass) -> None:
     assert classify(ch) is expected
 
@@ -119,15 +147,21 @@ def test_paper_relation_on_the_five_classes() -> None:
     """On the paper's five classes ⊸ is the paper's relation plus five documented extensions."""
     five = [C.CONSONANT, C.INDEPENDENT_VOWEL, C.DEPENDENT_VOWEL, C.VOWEL_SUFFIX, C.VIRAMA]
     paper = {
-        (C.CONSONANT, C.VIRAMA), (C.CONSONANT, C.DEPENDENT_VOWEL), (C.CONSONANT, C.VOWEL_SUFFIX),
-        (C.INDEPENDENT_VOWEL, C.VOWEL_SUFFIX), (C.DEPENDENT_VOWEL, C.VOWEL_SUFFIX),
-        *((t, C.INDEPENDENT_VOWEL) for t in five), *((t, C.CONSONANT) for t in five),
-    }  # fmt: skip
+        (C.CONSONANT, C.VIRAMA),
+        (C.CONSONANT, C.DEPENDENT_VOWEL),
+        (C.CONSONANT, C.VOWEL_SUFFIX),
+        (C.INDEPENDENT_VOWEL, C.VOWEL_SUFFIX),
+        (C.DEPENDENT_VOWEL, C.VOWEL_SUFFIX),
+        *((t, C.INDEPENDENT_VOWEL) for t in five),
+        *((t, C.CONSONANT) for t in five),
+    }
     extensions = {
-        (C.INDEPENDENT_VOWEL, C.DEPENDENT_VOWEL), (C.INDEPENDENT_VOWEL, C.VIRAMA),
-        (C.DEPENDENT_VOWEL, C.DEPENDENT_VOWEL), (C.DEPENDENT_VOWEL, C.VIRAMA),
+        (C.INDEPENDENT_VOWEL, C.DEPENDENT_VOWEL),
+        (C.INDEPENDENT_VOWEL, C.VIRAMA),
+        (C.DEPENDENT_VOWEL, C.DEPENDENT_VOWEL),
+        (C.DEPENDENT_VOWEL, C.VIRAMA),
         (C.VOWEL_SUFFIX, C.VOWEL_SUFFIX),
-    }  # fmt: skip
+    }
     ours = {(a, b) for a in five for b in five if can_follow(a, b)}
     assert ours == paper | extensions
     names = {t.value for a, b in paper for t in transitions(a, b)}

@@ -89,9 +89,12 @@ def test_header_compiles_and_agrees(tmp_path: Path) -> None:
     binary = tmp_path / "check"
     subprocess.run(["g++", "-std=c++17", "-O1", str(source), "-o", str(binary)], check=True)
     done = subprocess.run(
-        [str(binary)], input=" ".join(f"{cp:x}" for cp in points),
-        capture_output=True, text=True, check=True,
-    )  # fmt: skip
+        [str(binary)],
+        input=" ".join(f"{cp:x}" for cp in points),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert done.stdout == "".join("1" if _dependent(cp) else "0" for cp in points)
 
 
@@ -118,10 +121,13 @@ def test_patch_and_build_script_are_whole() -> None:
     assert touched == {
         f"sentencepiece/src/{name}"
         for name in (
-            "bpe_model_trainer.cc", "spm_train_main.cc", "trainer_interface.cc",
-            "trainer_interface.h", "unigram_model_trainer.cc",
+            "bpe_model_trainer.cc",
+            "spm_train_main.cc",
+            "trainer_interface.cc",
+            "trainer_interface.h",
+            "unigram_model_trainer.cc",
         )
-    }  # fmt: skip
+    }
     assert f'#include "{HEADER_NAME}"' in patch
     build = PATCHES / "build.sh"
     assert os.access(build, os.X_OK)
@@ -149,10 +155,14 @@ def _bin_dir() -> Path:
 LANGUAGES = {"telugu": ("te.train.txt", 12000), "devanagari": ("hi.sample.txt", 6000)}
 MODEL_TYPES = ("unigram", "bpe")
 OPTIONS: dict[str, Any] = {
-    "vocab_size": 8000, "byte_fallback": True, "split_digits": True,
-    "remove_extra_whitespaces": False, "normalization_rule_name": "identity",
-    "num_threads": 1, "minloglevel": 2,
-}  # fmt: skip
+    "vocab_size": 8000,
+    "byte_fallback": True,
+    "split_digits": True,
+    "remove_extra_whitespaces": False,
+    "normalization_rule_name": "identity",
+    "num_threads": 1,
+    "minloglevel": 2,
+}
 
 
 @dataclass
@@ -187,11 +197,17 @@ def _measure(language: str, model_type: str, trainer: str, path: Path, held: lis
     rows = processor.encode(held)
     multi, single = mark_start_pieces(processor)
     return Trained(
-        language, model_type, trainer, path, multi, single,
-        orphan_marks_per_1000(rows, processor), byte_fallback_per_1000(rows, processor),
+        language,
+        model_type,
+        trainer,
+        path,
+        multi,
+        single,
+        orphan_marks_per_1000(rows, processor),
+        byte_fallback_per_1000(rows, processor),
         fertility(rows, held),
         round_trip_rate(held, processor.decode(rows)),
-    )  # fmt: skip
+    )
 
 
 @pytest.fixture(scope="module")
@@ -213,7 +229,7 @@ def trained(
             prefix = work / f"{language}_{model_type}"
             spm.SentencePieceTrainer.train(
                 input=str(train), model_prefix=f"{prefix}_stock", **options
-            )  # fmt: skip
+            )
             for trainer, extra in (("patched", []), ("patched+switch", [SWITCH])):
                 out = f"{prefix}_{trainer.replace('+', '_')}"
                 args = [f"--input={train}", f"--model_prefix={out}", *_flags(options), *extra]
@@ -301,9 +317,12 @@ def test_default_normalizer_is_built_in(tmp_path: Path) -> None:
     """The SPM_DISABLE_EMBEDDED_DATA pitfall: with it ON, nmt_nfkc (the default) is missing."""
     bin_dir = _bin_dir()
     done = _spm_train(
-        bin_dir, f"--input={TE_SAMPLE}", f"--model_prefix={tmp_path}/m", "--vocab_size=1000",
+        bin_dir,
+        f"--input={TE_SAMPLE}",
+        f"--model_prefix={tmp_path}/m",
+        "--vocab_size=1000",
         "--minloglevel=2",
-    )  # fmt: skip
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     model = spm.SentencePieceProcessor(model_file=f"{tmp_path}/m.model")
     assert model.encode("తెలుగు")

@@ -49,10 +49,25 @@ def test_a_run_of_plain_arms_alone_reports(tmp_path: Path) -> None:
     to report; the report says what it has instead of failing after the training."""
     need_torch()
     subprocess.run(
-        [sys.executable, str(EXAMPLE / "run.py"), "--preset", "smoke", "--arms", "plain-unigram",
-         "--lr", "0.006", "--warmup", "3", "--out", str(tmp_path)],
-        capture_output=True, text=True, check=True, timeout=120,
-    )  # fmt: skip
+        [
+            sys.executable,
+            str(EXAMPLE / "run.py"),
+            "--preset",
+            "smoke",
+            "--arms",
+            "plain-unigram",
+            "--lr",
+            "0.006",
+            "--warmup",
+            "3",
+            "--out",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
     results = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
     assert set(results["arms"]) == {"plain-unigram"}
     assert results["differences"] == {}
@@ -65,16 +80,30 @@ def test_a_run_of_plain_arms_alone_reports(tmp_path: Path) -> None:
 def test_smoke_run(tmp_path: Path) -> None:
     need_torch()
     subprocess.run(
-        [sys.executable, str(EXAMPLE / "run.py"), "--preset", "smoke", "--stock-baseline",
-         "--out", str(tmp_path)],
-        capture_output=True, text=True, check=True, timeout=120,
-    )  # fmt: skip
+        [
+            sys.executable,
+            str(EXAMPLE / "run.py"),
+            "--preset",
+            "smoke",
+            "--stock-baseline",
+            "--out",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
     results = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
     arms = results["arms"]
     assert set(arms) == {
-        "plain-unigram", "plain-bpe", "brahmic_pua-unigram", "brahmic_pua-bpe",
-        "stock-unigram", "stock-bpe",
-    }  # fmt: skip
+        "plain-unigram",
+        "plain-bpe",
+        "brahmic_pua-unigram",
+        "brahmic_pua-bpe",
+        "stock-unigram",
+        "stock-bpe",
+    }
     for arm in arms.values():
         assert math.isfinite(arm["bits_per_byte"]["mean"]) and arm["bits_per_byte"]["mean"] > 0
         for seed in arm["seeds"]:

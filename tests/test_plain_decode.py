@@ -35,9 +35,12 @@ def decoders(models: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) 
     for name, (lines, policy) in special.items():
         prefix = work / name
         train_model(
-            sentence_iterator=iter(lines), model_prefix=str(prefix), vocab_size=1500,
-            model_type="bpe", policy=policy,
-        )  # fmt: skip
+            sentence_iterator=iter(lines),
+            model_prefix=str(prefix),
+            vocab_size=1500,
+            model_type="bpe",
+            policy=policy,
+        )
         paths[name] = Path(f"{prefix}.model")
     return {
         name: (spm.SentencePieceProcessor(model_file=str(p)), stock.SentencePieceProcessor(str(p)))
@@ -50,9 +53,10 @@ def _ids(processor: spm.SentencePieceProcessor) -> st.SearchStrategy[int]:
     plain = processor._plain_decoder()
     special = [*sorted(plain.watched), 0, 1, 2, processor.piece_to_id("<0xE0>")]
     return st.one_of(
-        st.integers(0, processor.get_piece_size() - 1), st.sampled_from(special),
+        st.integers(0, processor.get_piece_size() - 1),
+        st.sampled_from(special),
         st.integers(3, 258),
-    )  # fmt: skip
+    )
 
 
 NAMES = ("unigram", "bpe", "mixed", "escapes", "grapheme")

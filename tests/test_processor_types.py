@@ -30,8 +30,9 @@ TEXT, LINES = "క్రాంతి తెలుగు", ["క్రాంత�
 @pytest.fixture(scope="module")
 def sp(tmp_path_factory: pytest.TempPathFactory) -> spm.SentencePieceProcessor:
     prefix = tmp_path_factory.mktemp("types") / "te"
-    train_model(sentence_iterator=iter(sample_training("te")), model_prefix=str(prefix),
-                vocab_size=1000)  # fmt: skip
+    train_model(
+        sentence_iterator=iter(sample_training("te")), model_prefix=str(prefix), vocab_size=1000
+    )
     return spm.SentencePieceProcessor(model_file=f"{prefix}.model")
 
 

@@ -182,11 +182,18 @@ def test_spm_log_read_for_the_display_and_its_errors_passed_on() -> None:
         "Python's own line",
     ]
     assert shown == [
-        "reading the lines", "1,142 lines read", "normalizing", "alphabet of 102 symbols",
-        "7,284 seed pieces", "splitting the lines into words",
-        "EM iteration 1, 3,622 pieces", "EM iteration 2, 3,342 pieces",
-        "EM iteration 3, 2,506 pieces", "saving", "20 pieces",
-    ]  # fmt: skip
+        "reading the lines",
+        "1,142 lines read",
+        "normalizing",
+        "alphabet of 102 symbols",
+        "7,284 seed pieces",
+        "splitting the lines into words",
+        "EM iteration 1, 3,622 pieces",
+        "EM iteration 2, 3,342 pieces",
+        "EM iteration 3, 2,506 pieces",
+        "saving",
+        "20 pieces",
+    ]
     bpe: list[str] = []
     merges = SpmLog(bpe.append)  # any thread
     for line in RECORDED.splitlines()[-5:-2]:
@@ -213,9 +220,12 @@ def test_the_training_phase_shows_what_spm_is_at(
 ) -> None:
     monkeypatch.setattr(progress, "LOG_INTERVAL", 0.02)
     train_model(
-        input=str(TE), model_prefix=str(tmp_path / "te"), vocab_size=1000, num_threads=1,
+        input=str(TE),
+        model_prefix=str(tmp_path / "te"),
+        vocab_size=1000,
+        num_threads=1,
         progress=True,
-    )  # fmt: skip
+    )
     err = capfd.readouterr().err
     training = [line for line in _lines(err) if line.startswith("training SentencePiece")]
     assert any("EM iteration" in line for line in training), err
@@ -228,10 +238,23 @@ def test_the_training_phase_shows_what_spm_is_at(
 def _train(tmp_path: Path, name: str, *flags: str) -> str:
     (tmp_path / name).mkdir()
     done = subprocess.run(
-        [*MODULE, "train", "--input", str(HI), "--model_prefix", str(tmp_path / name / "hi"),
-         "--vocab_size", "1000", "--num_threads=1", *flags],
-        capture_output=True, text=True, check=True, timeout=300,
-    )  # fmt: skip
+        [
+            *MODULE,
+            "train",
+            "--input",
+            str(HI),
+            "--model_prefix",
+            str(tmp_path / name / "hi"),
+            "--vocab_size",
+            "1000",
+            "--num_threads=1",
+            *flags,
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    )
     assert done.stdout == ""
     return done.stderr
 
@@ -244,10 +267,13 @@ def test_train_in_a_log_shows_each_phase_in_order_and_nothing_with_progress_fals
     assert starts[:2] == ["scanning corpus", "training SentencePiece (unigram)"]
     assert starts[-2:] == ["completing word starts", "writing the model"]
     assert set(starts) <= {
-        "scanning corpus", "training SentencePiece (unigram)", "compiling rules",
-        "compiling rules again, for the clusters spm kept", "completing word starts",
+        "scanning corpus",
+        "training SentencePiece (unigram)",
+        "compiling rules",
+        "compiling rules again, for the clusters spm kept",
+        "completing word starts",
         "writing the model",
-    }  # fmt: skip
+    }
     for label in starts[1:]:
         assert any(line.startswith(f"{label}: done in ") for line in lines), label
     assert lines[-1].startswith("wrote ")

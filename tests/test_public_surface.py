@@ -23,17 +23,34 @@ from brahmic_pua.trainer import train_model
 
 #: sentencepiece's module-level names the drop-in promises: all of 0.2.3's.
 SENTENCEPIECE_NAMES = {
-    "ConvertToFlatbuffer", "convert_to_flatbuffer", "SentencePieceNormalizer",
-    "SentencePieceProcessor", "SentencePieceTrainer", "SetDataDir",
-    "SetMinLogLevel", "SetNBestTimeout", "SetRandomGeneratorSeed", "ThreadPool", "set_data_dir",
-    "set_min_log_level", "set_nbest_timeout", "set_random_generator_seed",
-}  # fmt: skip
+    "ConvertToFlatbuffer",
+    "convert_to_flatbuffer",
+    "SentencePieceNormalizer",
+    "SentencePieceProcessor",
+    "SentencePieceTrainer",
+    "SetDataDir",
+    "SetMinLogLevel",
+    "SetNBestTimeout",
+    "SetRandomGeneratorSeed",
+    "ThreadPool",
+    "set_data_dir",
+    "set_min_log_level",
+    "set_nbest_timeout",
+    "set_random_generator_seed",
+}
 NOT_PROMISED: set[str] = set()
 #: brahmic_pua's own entry points, as the module docstring lists them.
 OWN_NAMES = {
-    "POLICIES", "SCRIPT_NAMES", "CodecFileError", "FoldingTable", "ModelFileError", "PUACodec",
-    "normalize", "segment", "validate_folding_rules",
-}  # fmt: skip
+    "POLICIES",
+    "SCRIPT_NAMES",
+    "CodecFileError",
+    "FoldingTable",
+    "ModelFileError",
+    "PUACodec",
+    "normalize",
+    "segment",
+    "validate_folding_rules",
+}
 #: Names that left the top level, and the package each is imported from.
 MOVED = {
     "CharClass": "brahmic_pua.orthography",
@@ -47,9 +64,12 @@ MOVED = {
 }
 #: Names brahmic_pua implements itself; every other drop-in name is stock's own object.
 OWN_IMPLEMENTATIONS = {
-    "ConvertToFlatbuffer", "convert_to_flatbuffer", "SentencePieceNormalizer",
-    "SentencePieceProcessor", "SentencePieceTrainer",
-}  # fmt: skip
+    "ConvertToFlatbuffer",
+    "convert_to_flatbuffer",
+    "SentencePieceNormalizer",
+    "SentencePieceProcessor",
+    "SentencePieceTrainer",
+}
 
 HELD_OUT = [unicodedata.normalize("NFC", line) for line in sample_held_out("te")[:30] if line]
 

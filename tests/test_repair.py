@@ -56,9 +56,13 @@ NASTY_LINES = [
 def _train(lines: list[str], model_type: str, **options: Any) -> bytes:
     out = io.BytesIO()
     stock.SentencePieceTrainer.train(
-        sentence_iterator=iter(lines), model_writer=out, vocab_size=VOCAB,
-        model_type=model_type, minloglevel=2, **options,
-    )  # fmt: skip
+        sentence_iterator=iter(lines),
+        model_writer=out,
+        vocab_size=VOCAB,
+        model_type=model_type,
+        minloglevel=2,
+        **options,
+    )
     return out.getvalue()
 
 

@@ -38,16 +38,22 @@ def _sample(name: str) -> list[str]:
 @pytest.fixture(scope="module")
 def texts() -> list[str]:
     """The last lines of the packaged Telugu and Hindi samples (not trained on below)."""
-    return [line for name in ("te.sample.txt", "hi.sample.txt") for line in
-            _sample(name)[-PER_LANGUAGE:]]  # fmt: skip
+    return [
+        line
+        for name in ("te.sample.txt", "hi.sample.txt")
+        for line in _sample(name)[-PER_LANGUAGE:]
+    ]
 
 
 @pytest.fixture(scope="module")
 def tokenizers(tmp_path_factory: pytest.TempPathFactory) -> dict[str, SentencePieceProcessor]:
     """A brahmic_pua model and a stock spm model (byte fallback) on the rest of the samples."""
     work = tmp_path_factory.mktemp("report")
-    train = [line for name in ("te.sample.txt", "hi.sample.txt") for line in
-             _sample(name)[:-PER_LANGUAGE]]  # fmt: skip
+    train = [
+        line
+        for name in ("te.sample.txt", "hi.sample.txt")
+        for line in _sample(name)[:-PER_LANGUAGE]
+    ]
     options: dict[str, Any] = {"vocab_size": 1200, "byte_fallback": True, "minloglevel": 2}
     train_model(sentence_iterator=iter(train), model_prefix=str(work / "ours"), **options)
     sentencepiece.SentencePieceTrainer.train(

@@ -91,10 +91,29 @@ def _run(folder: Path, *tests: str) -> dict[str, str]:
     report = folder / "report.xml"
     only = ["-k", " or ".join(tests)] if tests else []
     subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
-         "-o", "addopts=", "--rootdir", str(folder), f"--junitxml={report}", *FILES, *only],
-        cwd=folder, capture_output=True, text=True, timeout=900, check=False,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:xdist",
+            "-o",
+            "addopts=",
+            "--rootdir",
+            str(folder),
+            f"--junitxml={report}",
+            *FILES,
+            *only,
+        ],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
     outcomes = {}
     for case in ElementTree.parse(report).iter("testcase"):
         name = f"{case.get('classname')}.{case.get('name')}"

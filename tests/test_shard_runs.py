@@ -234,9 +234,15 @@ def test_workers_die_with_a_killed_run_and_it_resumes(
     ids=["ctrl-c", "sigterm"],
 )
 def test_a_signal_to_a_run_with_workers_prints_only_the_run_line(
-    model: Path, corpus: Path, tmp_path: Path, when: str, signum: int, group: bool, status: int,
+    model: Path,
+    corpus: Path,
+    tmp_path: Path,
+    when: str,
+    signum: int,
+    group: bool,
+    status: int,
     said: list[str],
-) -> None:  # fmt: skip
+) -> None:
     """Ctrl-C reaches the whole process group, workers included; SIGTERM the run alone. Either
     way stderr holds the run's line only: no worker's KeyboardInterrupt, no unpickling or
     semaphore error of a worker still starting, no leaked-semaphore warning."""

@@ -60,9 +60,12 @@ def _training(tmp: Path) -> Callable[[], bool]:
 
 def _run(command: list[str], tmp: Path) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-        env={**os.environ, "TMPDIR": str(tmp)}, preexec_fn=default_sigint,
-    )  # fmt: skip
+        command,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "TMPDIR": str(tmp)},
+        preexec_fn=default_sigint,
+    )
 
 
 def _stopped(process: subprocess.Popen[bytes], sent: signal.Signals) -> bytes:
@@ -115,10 +118,18 @@ def test_a_signal_during_spm_training_leaves_nothing(
     running when training was short used to abort the process as it exited ("terminate called
     without an active exception", exit 134)."""
     process = _run(
-        [*MODULE, "train", "--input", source, "--model_prefix", str(out / "m"),
-         "--vocab_size", "3000" if source == TE else "800"],
+        [
+            *MODULE,
+            "train",
+            "--input",
+            source,
+            "--model_prefix",
+            str(out / "m"),
+            "--vocab_size",
+            "3000" if source == TE else "800",
+        ],
         tmp,
-    )  # fmt: skip
+    )
     _wait_for("spm's training", _training(tmp), process)
     stderr = _stopped(process, sent)
     assert process.returncode == status, stderr
@@ -157,7 +168,7 @@ def test_sigkill_leaves_only_temporary_files_and_no_process(tmp: Path, out: Path
     process = _run(
         [*MODULE, "train", "--input", TE, "--model_prefix", str(out / "m"), "--num_threads=2"],
         tmp,
-    )  # fmt: skip
+    )
     workers: list[int] = []
 
     def counting() -> bool:
@@ -180,10 +191,18 @@ def test_sigkill_leaves_only_temporary_files_and_no_process(tmp: Path, out: Path
     assert all(name.startswith("brahmic_pua_") for name in left), left
     # The next run, in the same TMPDIR and to the same prefix, is not affected.
     again = _run(
-        [*MODULE, "train", "--input", SAMPLE, "--model_prefix", str(out / "m"),
-         "--vocab_size", "800"],
+        [
+            *MODULE,
+            "train",
+            "--input",
+            SAMPLE,
+            "--model_prefix",
+            str(out / "m"),
+            "--vocab_size",
+            "800",
+        ],
         tmp,
-    )  # fmt: skip
+    )
     _, stderr = again.communicate(timeout=PATIENCE)
     assert again.returncode == 0, stderr
     assert _left(tmp) == left and _left(out) == ["m.model", "m.vocab"]
@@ -293,10 +312,20 @@ def test_ray_engine_signal_during_spm_training_leaves_nothing(
     with it, and Ray's processes are gone."""
     require_extra("ray", "distributed", "the Ray engine's signals")
     process = _run(
-        [*MODULE, "train", "--input", TE, "--model_prefix", str(out / "m"), "--vocab_size",
-         "3000", "--engine", "ray"],
+        [
+            *MODULE,
+            "train",
+            "--input",
+            TE,
+            "--model_prefix",
+            str(out / "m"),
+            "--vocab_size",
+            "3000",
+            "--engine",
+            "ray",
+        ],
         short_tmp,
-    )  # fmt: skip
+    )
     session = lambda: any(short_tmp.glob("brahmic_pua_ray_*/session_*"))  # noqa: E731
     _wait_for("Ray's session folder in TMPDIR", session, process)
     _wait_for("spm's training", _training(short_tmp), process)

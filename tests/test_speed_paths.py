@@ -152,9 +152,10 @@ def test_model_is_byte_identical_to_the_plain_path(
             monkeypatch.setattr(fit_module, "training_rule_files", rules.rule_files)
             monkeypatch.setattr(Corpus, "spm_input", lambda *_: None)
             monkeypatch.setattr(
-                engine, "count_batches",
+                engine,
+                "count_batches",
                 lambda batches, policy: reference.count_corpus([*chain(*batches)], policy),
-            )  # fmt: skip
+            )
         prefix = tmp_path / path / "m"
         prefix.parent.mkdir()
         train_model(sentence_iterator=iter(lines), model_prefix=str(prefix), **options)

@@ -31,8 +31,11 @@ def plain(tmp_path_factory: pytest.TempPathFactory) -> Any:
     prefix = tmp_path_factory.mktemp("plain") / "p"
     stock.SentencePieceTrainer.train(
         sentence_iterator=iter(TELUGU + sample_training("hi")),
-        model_prefix=str(prefix), vocab_size=2000, byte_fallback=True, minloglevel=2,
-    )  # fmt: skip
+        model_prefix=str(prefix),
+        vocab_size=2000,
+        byte_fallback=True,
+        minloglevel=2,
+    )
     return stock.SentencePieceProcessor(model_file=f"{prefix}.model")
 
 
@@ -99,10 +102,13 @@ def id_pools(processor: Any) -> list[list[int]]:
     spelled += [text[:-1] for text in spelled] + [b"\x80", b"\xff", b"\xed\xa0\x80"]
     runs = [[raw.piece_to_id(f"<0x{byte:02X}>") for byte in text] for text in spelled]
     special = [
-        i for i in range(raw.get_piece_size())
-        if raw.is_control(i) or raw.is_unknown(i) or raw.is_unused(i)
+        i
+        for i in range(raw.get_piece_size())
+        if raw.is_control(i)
+        or raw.is_unknown(i)
+        or raw.is_unused(i)
         or any(ch in RESERVED for ch in raw.id_to_piece(i))
-    ]  # fmt: skip
+    ]
     runs = [run for run in runs if all(raw.is_byte(i) for i in run)]
     return runs + [[i] for i in [*special, raw.piece_to_id("\u2581")]]
 
@@ -153,10 +159,14 @@ def test_other_policies(processors: dict[str, Any], policy: str, data: st.DataOb
 @pytest.mark.parametrize(
     ("corpus", "kind"),
     [
-        ("te", "brahmic unigram"), ("te", "brahmic bpe"), ("hi", "brahmic mixed"),
-        ("te", "brahmic mixed"), ("te", "stock"), ("hi", "stock"),
+        ("te", "brahmic unigram"),
+        ("te", "brahmic bpe"),
+        ("hi", "brahmic mixed"),
+        ("te", "brahmic mixed"),
+        ("te", "stock"),
+        ("hi", "stock"),
     ],
-)  # fmt: skip
+)
 @given(data=st.data())
 def test_real_lines_split_anywhere(
     processors: dict[str, Any], corpus: str, kind: str, data: st.DataObject
@@ -260,9 +270,12 @@ def test_model_with_its_own_denormalizer_is_refused(tmp_path: Path) -> None:
     rules = tmp_path / "denormalize.tsv"
     rules.write_text("61 62\t63\n", encoding="utf-8")
     stock.SentencePieceTrainer.train(
-        sentence_iterator=iter(TELUGU[:300]), model_prefix=str(tmp_path / "d"), vocab_size=300,
-        denormalization_rule_tsv=str(rules), minloglevel=2,
-    )  # fmt: skip
+        sentence_iterator=iter(TELUGU[:300]),
+        model_prefix=str(tmp_path / "d"),
+        vocab_size=300,
+        denormalization_rule_tsv=str(rules),
+        minloglevel=2,
+    )
     processor = stock.SentencePieceProcessor(model_file=str(tmp_path / "d.model"))
     with pytest.raises(ValueError, match="its own denormalization rules"):
         stream_decoder(processor)

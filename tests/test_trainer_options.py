@@ -74,9 +74,13 @@ def test_the_pretokenizer_sees_the_text_stock_shows() -> None:
 
     for library in (stock, spm):
         _train(
-            library, input=TE_SAMPLE, normalization_rule_name="identity", byte_fallback=False,
-            remove_extra_whitespaces=False, pretokenizer=recorder(library.__name__),
-        )  # fmt: skip
+            library,
+            input=TE_SAMPLE,
+            normalization_rule_name="identity",
+            byte_fallback=False,
+            remove_extra_whitespaces=False,
+            pretokenizer=recorder(library.__name__),
+        )
     assert seen["brahmic_pua"]
     assert not any(ch for text in seen["brahmic_pua"] for ch in text if 0xE000 <= ord(ch) < 0xF900)
     assert sorted(seen["brahmic_pua"]) == sorted(seen["sentencepiece"])
@@ -146,10 +150,13 @@ def test_a_failing_pretokenizer_fails_as_in_stock(tmp_path: Path, allow: bool) -
     for library in (stock, spm):
         with pytest.raises(RuntimeError, match="Pretokenizer failed") as caught:
             library.SentencePieceTrainer.train(
-                input=TE_SAMPLE, model_prefix=str(tmp_path / library.__name__),
-                vocab_size=VOCAB, pretokenizer=failing, minloglevel=2,
+                input=TE_SAMPLE,
+                model_prefix=str(tmp_path / library.__name__),
+                vocab_size=VOCAB,
+                pretokenizer=failing,
+                minloglevel=2,
                 allow_inconsistent_pretokenization=allow,
-            )  # fmt: skip
+            )
         assert "no split for this" in str(caught.value)
     assert not list(tmp_path.glob("brahmic_pua*"))
 
@@ -302,9 +309,12 @@ def test_a_vocab_file_without_scores_as_in_stock(tmp_path: Path) -> None:
     for library in (stock, spm):
         prefix = str(tmp_path / library.__name__)
         library.SentencePieceTrainer.train(
-            input=TE_SAMPLE, model_prefix=prefix, vocab_size=VOCAB, minloglevel=2,
+            input=TE_SAMPLE,
+            model_prefix=prefix,
+            vocab_size=VOCAB,
+            minloglevel=2,
             vocabulary_output_piece_score=False,
-        )  # fmt: skip
+        )
         lines = Path(f"{prefix}.vocab").read_text(encoding="utf-8").splitlines()
         assert len(lines) == VOCAB and not any("\t" in line for line in lines)
 

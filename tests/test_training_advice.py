@@ -29,9 +29,12 @@ AT_LEAST = re.compile(r"use vocab_size >= (\d+)|the smallest vocab_size that tra
 def train(tmp_path: Path, language: str, vocab_size: int, **options: Any) -> Path:
     prefix = tmp_path / f"m{vocab_size}"
     train_model(
-        input=str(SAMPLES / f"{language}.sample.txt"), model_prefix=str(prefix),
-        vocab_size=vocab_size, num_threads=1, **options,
-    )  # fmt: skip
+        input=str(SAMPLES / f"{language}.sample.txt"),
+        model_prefix=str(prefix),
+        vocab_size=vocab_size,
+        num_threads=1,
+        **options,
+    )
     return Path(f"{prefix}.model")
 
 
@@ -58,15 +61,24 @@ def test_too_high_advice_trains(
 
 def test_too_high_advice_on_the_command_line(tmp_path: Path) -> None:
     """The CLI's one line carries the same advice, and it trains there too."""
-    base = ["train", "--input", str(SAMPLES / "hi.sample.txt"), "--policy", "akshara",
-            "--num_threads=1", "--progress=false"]  # fmt: skip
-    first = CliRunner().invoke(main, [*base, "--model_prefix", str(tmp_path / "a"),
-                                      "--vocab_size", "1900"])  # fmt: skip
+    base = [
+        "train",
+        "--input",
+        str(SAMPLES / "hi.sample.txt"),
+        "--policy",
+        "akshara",
+        "--num_threads=1",
+        "--progress=false",
+    ]
+    first = CliRunner().invoke(
+        main, [*base, "--model_prefix", str(tmp_path / "a"), "--vocab_size", "1900"]
+    )
     assert first.exit_code == 1 and first.output.count("\n") == 1, first.output
     found = TOO_HIGH.search(first.output)
     assert found is not None, first.output
-    again = CliRunner().invoke(main, [*base, "--model_prefix", str(tmp_path / "b"),
-                                      "--vocab_size", found[3]])  # fmt: skip
+    again = CliRunner().invoke(
+        main, [*base, "--model_prefix", str(tmp_path / "b"), "--vocab_size", found[3]]
+    )
     assert again.exit_code == 0, again.output
     assert (tmp_path / "b.model").is_file()
 

@@ -169,15 +169,20 @@ def test_sampled_training_is_reproducible(tmp_path: Path) -> None:
     for run in ("a", "b"):
         (tmp_path / run).mkdir()
         train_model(
-            sentence_iterator=iter(lines), model_prefix=str(tmp_path / run / "m"),
-            vocab_size=1000, input_sentence_size=600, model_type="bpe",
-        )  # fmt: skip
+            sentence_iterator=iter(lines),
+            model_prefix=str(tmp_path / run / "m"),
+            vocab_size=1000,
+            input_sentence_size=600,
+            model_type="bpe",
+        )
     assert (tmp_path / "a" / "m.model").read_bytes() == (tmp_path / "b" / "m.model").read_bytes()
     (tmp_path / "c").mkdir()
     train_model(
-        sentence_iterator=iter(lines), model_prefix=str(tmp_path / "c" / "m"),
-        vocab_size=1000, model_type="bpe",
-    )  # fmt: skip
+        sentence_iterator=iter(lines),
+        model_prefix=str(tmp_path / "c" / "m"),
+        vocab_size=1000,
+        model_type="bpe",
+    )
     assert (tmp_path / "c" / "m.model").read_bytes() != (tmp_path / "a" / "m.model").read_bytes()
 
 
@@ -200,9 +205,10 @@ def test_weakening_options_say_which_guarantee(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], options: dict[str, object], guarantee: str
 ) -> None:
     report = train_model(
-        sentence_iterator=iter(LINES), model_prefix=str(tmp_path / "m"),
+        sentence_iterator=iter(LINES),
+        model_prefix=str(tmp_path / "m"),
         **{"vocab_size": 1500, **options},  # type: ignore[arg-type]
-    )  # fmt: skip
+    )
     lines = [line for line in capsys.readouterr().err.splitlines() if "turns off" in line]
     assert len(lines) == 1 and guarantee in lines[0] and report.warnings == (lines[0][13:],)
     sp = spm.SentencePieceProcessor(model_file=report.model_file)
@@ -257,9 +263,11 @@ def test_codes_spm_drops_are_left_as_text(tmp_path: Path) -> None:
     the table and the rules are recompiled, so no code is ever without a piece."""
     lines = sample_training("te") + sample_training("hi")
     report = train_model(
-        sentence_iterator=iter(lines), model_prefix=str(tmp_path / "m"), vocab_size=3000,
+        sentence_iterator=iter(lines),
+        model_prefix=str(tmp_path / "m"),
+        vocab_size=3000,
         character_coverage=0.98,
-    )  # fmt: skip
+    )
     sp = spm.SentencePieceProcessor(model_file=report.model_file)
     theirs = stock.SentencePieceProcessor(model_file=report.model_file)
     assert sp.codec is not None and len(sp.codec) < report.alphabet.symbols
@@ -331,9 +339,12 @@ def test_worker_processes_write_the_same_model_file(
         prefix = tmp_path / str(workers) / "m"
         prefix.parent.mkdir()
         report = train_model(
-            input=files, model_prefix=str(prefix), vocab_size=1000, model_type="bpe",
+            input=files,
+            model_prefix=str(prefix),
+            vocab_size=1000,
+            model_type="bpe",
             num_threads=2,
-        )  # fmt: skip
+        )
         assert report.lines_with_block == 1
         made[workers] = [(prefix.parent / f"m{s}").read_bytes() for s in (".model", ".vocab")]
     assert made[1] == made[2]
@@ -386,7 +397,9 @@ def test_a_bad_item_leaves_no_temporary_file(
     items: list[object] = [*LINES[:300], 7, *LINES[300:400]]
     with pytest.raises(ValueError, match=r"^sentence_iterator item 301 is int, not str or bytes"):
         train_model(
-            sentence_iterator=iter(items), model_prefix=str(tmp_path / "m"), vocab_size=1000,
+            sentence_iterator=iter(items),
+            model_prefix=str(tmp_path / "m"),
+            vocab_size=1000,
             input_sentence_size=sample,
-        )  # fmt: skip
+        )
     assert list(temporary.iterdir()) == [] and not (tmp_path / "m.model").exists()

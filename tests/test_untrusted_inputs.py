@@ -143,8 +143,12 @@ def _cli_under_memory_limit(model: str) -> subprocess.CompletedProcess[str]:
 
     return subprocess.run(
         [sys.executable, "-m", "brahmic_pua.cli.main", "encode", "--model", model],
-        input="క\n", capture_output=True, text=True, timeout=120, preexec_fn=limit,
-    )  # fmt: skip
+        input="క\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=limit,
+    )
 
 
 def _sparse(path: Path, head: bytes, size: int) -> str:

@@ -288,9 +288,12 @@ def modes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
     ]:
         prefix = folder / name
         brahmic_pua.SentencePieceTrainer.train(
-            input=str(sample), model_prefix=str(prefix), vocab_size=1000, progress=False,
+            input=str(sample),
+            model_prefix=str(prefix),
+            vocab_size=1000,
+            progress=False,
             **options,
-        )  # fmt: skip
+        )
         found[name] = Path(f"{prefix}.model").read_bytes()
     return found
 

@@ -35,10 +35,21 @@ def fetch(folder: Path) -> list[Path]:
             continue
         with tempfile.TemporaryDirectory() as download:
             subprocess.run(
-                [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
-                 "--no-binary", ":all:", requirement, "-d", download],
+                [
+                    sys.executable,
+                    "-m",
+                    "pip",
+                    "download",
+                    "--quiet",
+                    "--no-deps",
+                    "--no-binary",
+                    ":all:",
+                    requirement,
+                    "-d",
+                    download,
+                ],
                 check=True,
-            )  # fmt: skip
+            )
             (archive,) = Path(download).glob("*.tar.gz")
             with tarfile.open(archive) as tar:
                 tar.extractall(folder, filter="data")

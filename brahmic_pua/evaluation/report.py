@@ -76,7 +76,9 @@ def table(
             rows.append([label, *(cell(c.get(key)) for c in columns.values())])
     shares = {name for c in columns.values() for name in c.get("vocab_share", {})}
     for name in sorted(shares, key=SCRIPT_ID.__getitem__):
-        cells = (cell(c["vocab_share"].get(name, 0.0)) if "vocab_share" in c else "-"
-                 for c in columns.values())  # fmt: skip
+        cells = (
+            cell(c["vocab_share"].get(name, 0.0)) if "vocab_share" in c else "-"
+            for c in columns.values()
+        )
         rows.append([f"vocabulary share: {name}", *cells])
     return grid(rows)

@@ -79,8 +79,11 @@ PREFIXED = {
 }
 #: PythonBackend's ``special_tokens_pattern`` values for (add_bos_token, add_eos_token).
 PATTERNS = {
-    (False, False): "none", (True, False): "bos", (False, True): "eos", (True, True): "bos_eos"
-}  # fmt: skip
+    (False, False): "none",
+    (True, False): "bos",
+    (False, True): "eos",
+    (True, True): "bos_eos",
+}
 FLAGS = {pattern: flags for flags, pattern in PATTERNS.items()}
 
 
@@ -215,9 +218,11 @@ class BrahmicPuaTokenizer(PreTrainedTokenizer):  # type: ignore[misc]
         if split_special_tokens or not self._added_tokens_encoder:
             return [Part([[0, len(text)]])] if text else []
         return split(
-            text, self.tokens_trie.split(text), self._added_tokens_encoder,
+            text,
+            self.tokens_trie.split(text),
+            self._added_tokens_encoder,
             self._added_tokens_decoder,
-        )  # fmt: skip
+        )
 
     def _encode_text(self, text: str, split_special_tokens: bool, spans: bool) -> Encoded:
         """Ids of a text, and their spans in it with ``spans``: each stretch between added
@@ -257,9 +262,13 @@ class BrahmicPuaTokenizer(PreTrainedTokenizer):  # type: ignore[misc]
         return pieces
 
     def _encode_input(
-        self, text: str | list[str], words: bool, split_special_tokens: bool, spans: bool,
+        self,
+        text: str | list[str],
+        words: bool,
+        split_special_tokens: bool,
+        spans: bool,
         kwargs: dict[str, Any],
-    ) -> Encoded:  # fmt: skip
+    ) -> Encoded:
         """A text, or pretokenized words each encoded as a text (spans within each word, as
         a fast tokenizer gives them)."""
         if isinstance(text, str):
@@ -316,24 +325,33 @@ class BrahmicPuaTokenizer(PreTrainedTokenizer):  # type: ignore[misc]
         transformers' Python tokenizers ignore that flag; here each token gets its characters
         in the caller's string (an added special token, padding: ``(0, 0)``)."""
         options: dict[str, Any] = {
-            "add_special_tokens": add_special_tokens, "max_length": max_length,
-            "stride": stride, "pad_to_multiple_of": pad_to_multiple_of,
-            "padding_side": padding_side, "return_token_type_ids": return_token_type_ids,
+            "add_special_tokens": add_special_tokens,
+            "max_length": max_length,
+            "stride": stride,
+            "pad_to_multiple_of": pad_to_multiple_of,
+            "padding_side": padding_side,
+            "return_token_type_ids": return_token_type_ids,
             "return_attention_mask": return_attention_mask,
             "return_overflowing_tokens": return_overflowing_tokens,
             "return_special_tokens_mask": return_special_tokens_mask,
-            "return_length": return_length, "verbose": verbose,
-        }  # fmt: skip
+            "return_length": return_length,
+            "verbose": verbose,
+        }
         own = self._own(text, is_split_into_words) and (
             text_pair is None or self._own(text_pair, is_split_into_words)
         )
         if not own or kwargs.get("sanitize_control_tokens"):
             rows: list[RowMaps] = kwargs.setdefault("_row_maps", [])
             out = super()._encode_plus(
-                text, text_pair, padding_strategy=padding_strategy,
-                truncation_strategy=truncation_strategy, is_split_into_words=is_split_into_words,
-                return_tensors=return_tensors, **options, **kwargs,
-            )  # fmt: skip
+                text,
+                text_pair,
+                padding_strategy=padding_strategy,
+                truncation_strategy=truncation_strategy,
+                is_split_into_words=is_split_into_words,
+                return_tensors=return_tensors,
+                **options,
+                **kwargs,
+            )
             if rows and len(rows) == len(out["input_ids"]):  # a batch, each row ours
                 left = (padding_side or self.padding_side) == "left"
                 out._encodings = [
@@ -353,9 +371,12 @@ class BrahmicPuaTokenizer(PreTrainedTokenizer):  # type: ignore[misc]
         options |= {"padding": padding_strategy.value, "truncation": truncation_strategy.value}
         if not spans:
             return self.prepare_for_model(
-                first.ids, pair_ids=None if second is None else second.ids,
-                return_tensors=return_tensors, prepend_batch_axis=True, **options,
-            )  # fmt: skip
+                first.ids,
+                pair_ids=None if second is None else second.ids,
+                return_tensors=return_tensors,
+                prepend_batch_axis=True,
+                **options,
+            )
         out = self._with_spans(first, second, return_tensors, options)
         if rows is not None:  # a row of a batch: transformers pads it, then _encode_plus maps it
             rows.append(out.encodings[0])
@@ -405,9 +426,13 @@ class BrahmicPuaTokenizer(PreTrainedTokenizer):  # type: ignore[misc]
         """transformers pads the other keys of a row; offsets get ``(0, 0)`` per pad token."""
         spans = encoded_inputs.get("offset_mapping")
         out = super()._pad(
-            encoded_inputs, max_length, padding_strategy, pad_to_multiple_of, padding_side,
+            encoded_inputs,
+            max_length,
+            padding_strategy,
+            pad_to_multiple_of,
+            padding_side,
             return_attention_mask,
-        )  # fmt: skip
+        )
         if spans is not None:
             missing = [(0, 0)] * (len(out[self.model_input_names[0]]) - len(spans))
             left = (padding_side or self.padding_side) == "left"

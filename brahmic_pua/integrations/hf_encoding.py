@@ -46,9 +46,12 @@ class RowMaps:
             return [value] * missing + values if left else values + [value] * missing
 
         return RowMaps(
-            pad(self.ids, pad_id), pad(self.tokens, pad_token), pad(self.offsets, (0, 0)),
-            pad(self.word_ids, None), pad(self.sequence_ids, None),
-        )  # fmt: skip
+            pad(self.ids, pad_id),
+            pad(self.tokens, pad_token),
+            pad(self.offsets, (0, 0)),
+            pad(self.word_ids, None),
+            pad(self.sequence_ids, None),
+        )
 
     def _tokens_of(self, sequence: int) -> list[int]:
         return [i for i, s in enumerate(self.sequence_ids) if s == sequence]

@@ -211,10 +211,16 @@ class Phases:
             file = self.file if self.file is not None else sys.stderr
             self._tty = is_terminal(file)
             self._bar = click.progressbar(
-                length=None, iterable=itertools.count(), label=label, file=file,
-                bar_template="%(label)s: %(info)s", item_show_func=lambda _: self._info(),
-                show_percent=False, show_eta=False, width=1,
-            )  # fmt: skip
+                length=None,
+                iterable=itertools.count(),
+                label=label,
+                file=file,
+                bar_template="%(label)s: %(info)s",
+                item_show_func=lambda _: self._info(),
+                show_percent=False,
+                show_eta=False,
+                width=1,
+            )
             if not self._tty or not live:
                 click.echo(label, file=file)
             else:

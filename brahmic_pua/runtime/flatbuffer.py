@@ -85,11 +85,14 @@ def convert_to_flatbuffer(
         if manifest is not None:
             raise ValueError(REFUSAL.format(source=source))
     return stock.ConvertToFlatbuffer(
-        model_file=_path(model_file), model_proto=model_proto,
-        serialized_model_proto=serialized_model_proto, output_file=_path(output_file),
-        skip_char_bigrams=skip_char_bigrams, treat_null_byte_as_unused=treat_null_byte_as_unused,
+        model_file=_path(model_file),
+        model_proto=model_proto,
+        serialized_model_proto=serialized_model_proto,
+        output_file=_path(output_file),
+        skip_char_bigrams=skip_char_bigrams,
+        treat_null_byte_as_unused=treat_null_byte_as_unused,
         allow_unsupported_model_type=allow_unsupported_model_type,
-    )  # fmt: skip
+    )
 
 
 ConvertToFlatbuffer = convert_to_flatbuffer

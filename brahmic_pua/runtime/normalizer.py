@@ -68,20 +68,24 @@ class SentencePieceNormalizer:
             self.manifest = extract(data, source)
             try:
                 self._normalizer = stock.SentencePieceNormalizer(
-                    model_proto=data, add_dummy_prefix=add_dummy_prefix,
+                    model_proto=data,
+                    add_dummy_prefix=add_dummy_prefix,
                     escape_whitespaces=escape_whitespaces,
                     remove_extra_whitespaces=remove_extra_whitespaces,
-                )  # fmt: skip
+                )
             except (RuntimeError, OSError) as error:
                 reason = " ".join(str(error).split())
                 raise NotAModelError(f"{source}: not a SentencePiece model ({reason})") from None
         else:  # stock's other sources, and its ValueError when none is given
             self._normalizer = stock.SentencePieceNormalizer(
-                normalizer_spec=normalizer_spec, rule_tsv=rule_tsv, rule_name=rule_name,
-                norm_map=norm_map, add_dummy_prefix=add_dummy_prefix,
+                normalizer_spec=normalizer_spec,
+                rule_tsv=rule_tsv,
+                rule_name=rule_name,
+                norm_map=norm_map,
+                add_dummy_prefix=add_dummy_prefix,
                 escape_whitespaces=escape_whitespaces,
                 remove_extra_whitespaces=remove_extra_whitespaces,
-            )  # fmt: skip
+            )
         self._escapes = self.manifest is not None and self._escapes_spaces()
 
     def _escapes_spaces(self) -> bool:

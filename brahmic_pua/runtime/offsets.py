@@ -308,9 +308,11 @@ class Denormalizer:
 
     def __init__(self, denormalizer_spec: bytes) -> None:
         self._normalizer = stock.SentencePieceNormalizer(
-            normalizer_spec=denormalizer_spec, add_dummy_prefix=False, escape_whitespaces=False,
+            normalizer_spec=denormalizer_spec,
+            add_dummy_prefix=False,
+            escape_whitespaces=False,
             remove_extra_whitespaces=False,
-        )  # fmt: skip
+        )
 
     def rebase(self, spt: Any) -> None:
         """Surfaces and byte begin/end of ``spt`` in its decoded ``text``."""

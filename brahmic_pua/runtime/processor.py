@@ -77,9 +77,20 @@ OutType = OutKind | None
 
 #: The constructor's keywords, as in sentencepiece 0.2.3.
 OPTIONS = (
-    "model_file", "model_proto", "out_type", "add_bos", "add_eos", "reverse", "emit_unk_piece",
-    "enable_sampling", "nbest_size", "alpha", "num_threads", "return_type", "normalization",
-)  # fmt: skip
+    "model_file",
+    "model_proto",
+    "out_type",
+    "add_bos",
+    "add_eos",
+    "reverse",
+    "emit_unk_piece",
+    "enable_sampling",
+    "nbest_size",
+    "alpha",
+    "num_threads",
+    "return_type",
+    "normalization",
+)
 
 #: Out types that say where each piece lies: on a brahmic model brahmic_pua.runtime.offsets
 #: makes them from stock's serialized protos, with pieces shown as text.
@@ -258,11 +269,17 @@ class SentencePieceProcessor:
                 f"it takes {', '.join(OPTIONS)}"
             )
         self._options: dict[str, Any] = {
-            "out_type": out_type, "add_bos": add_bos, "add_eos": add_eos, "reverse": reverse,
-            "emit_unk_piece": emit_unk_piece, "enable_sampling": enable_sampling,
-            "nbest_size": nbest_size, "alpha": alpha, "num_threads": num_threads,
+            "out_type": out_type,
+            "add_bos": add_bos,
+            "add_eos": add_eos,
+            "reverse": reverse,
+            "emit_unk_piece": emit_unk_piece,
+            "enable_sampling": enable_sampling,
+            "nbest_size": nbest_size,
+            "alpha": alpha,
+            "num_threads": num_threads,
             "return_type": return_type,
-        }  # fmt: skip
+        }
         stock.SentencePieceProcessor(**self._options)  # stock's own checks of out_type
         self._out = _resolve(return_type, out_type, int)
         #: brahmic_pua's one keyword of its own: the N the caller expects the model to apply.
@@ -360,9 +377,10 @@ class SentencePieceProcessor:
         model = state.pop("model_proto", None)
         options = state.get("_options", state.pop("options", {}))
         SentencePieceProcessor.__init__(
-            self, normalization=state.get("_normalization", state.pop("normalization", None)),
+            self,
+            normalization=state.get("_normalization", state.pop("normalization", None)),
             **options,
-        )  # fmt: skip
+        )
         if model is not None:
             self.load_from_serialized_proto(model)
         self.__dict__.update(state)
@@ -417,11 +435,11 @@ class SentencePieceProcessor:
     @overload
     def normalize(
         self, input: list[str], with_offsets: Literal[False] | None = None
-    ) -> list[str]: ...  # fmt: skip
+    ) -> list[str]: ...
     @overload
     def normalize(
         self, input: list[bytes], with_offsets: Literal[False] | None = None
-    ) -> list[bytes]: ...  # fmt: skip
+    ) -> list[bytes]: ...
     @overload
     def normalize(self, input: str, with_offsets: Literal[True]) -> tuple[str, list[int]]: ...
     @overload
@@ -429,11 +447,11 @@ class SentencePieceProcessor:
     @overload
     def normalize(
         self, input: list[str], with_offsets: Literal[True]
-    ) -> list[tuple[str, list[int]]]: ...  # fmt: skip
+    ) -> list[tuple[str, list[int]]]: ...
     @overload
     def normalize(
         self, input: list[bytes], with_offsets: Literal[True]
-    ) -> list[tuple[bytes, list[int]]]: ...  # fmt: skip
+    ) -> list[tuple[bytes, list[int]]]: ...
     @overload
     def normalize(self, input: Text | Texts, with_offsets: bool | None = None) -> Any: ...
     def normalize(self, input: Any, with_offsets: bool | None = None) -> Any:
@@ -460,9 +478,15 @@ class SentencePieceProcessor:
     # -- encoding -----------------------------------------------------------------------------
 
     def _encode(
-        self, method: Callable[..., Any], input: Any, return_type: OutType, out_type: OutType,
-        nbest: bool = False, offsets: bool = False, **options: Any,
-    ) -> Any:  # fmt: skip
+        self,
+        method: Callable[..., Any],
+        input: Any,
+        return_type: OutType,
+        out_type: OutType,
+        nbest: bool = False,
+        offsets: bool = False,
+        **options: Any,
+    ) -> Any:
         """Run a stock encode method: on a brahmic model, on N(input), pieces shown as text;
         protos and (where ``offsets``: stock's ``encode`` has them, n-best and parallel do not)
         offset mappings point into the caller's text (brahmic_pua.runtime.offsets)."""
@@ -485,9 +509,13 @@ class SentencePieceProcessor:
         return result if out in (int, "numpy") else self._shown.show(result, out is bytes)
 
     def _encode_aligned(
-        self, method: Callable[..., Any], input: Any, out: OutType, nbest: bool,
+        self,
+        method: Callable[..., Any],
+        input: Any,
+        out: OutType,
+        nbest: bool,
         options: dict[str, Any],
-    ) -> Any:  # fmt: skip
+    ) -> Any:
         """Protos and offset mappings: stock on each text as given where that gives the ids of
         N(text), else on N(text) and moved back (brahmic_pua.runtime.offsets.Source); pieces
         as text, as ``encode(out_type=str)`` shows them."""
@@ -532,112 +560,202 @@ class SentencePieceProcessor:
 
     @overload
     def encode(
-        self, input: Text, *, out_type: Ids = None, return_type: Ids = None,
-        **options: Unpack[EncodeOptions]
-    ) -> list[int]: ...  # fmt: skip
+        self,
+        input: Text,
+        *,
+        out_type: Ids = None,
+        return_type: Ids = None,
+        **options: Unpack[EncodeOptions],
+    ) -> list[int]: ...
     @overload
     def encode(
-        self, input: Text, *, out_type: type[str] | None = None,
-        return_type: type[str] | None = None, **options: Unpack[EncodeOptions]
-    ) -> list[str]: ...  # fmt: skip
+        self,
+        input: Text,
+        *,
+        out_type: type[str] | None = None,
+        return_type: type[str] | None = None,
+        **options: Unpack[EncodeOptions],
+    ) -> list[str]: ...
     @overload
     def encode(
-        self, input: Text, *, out_type: type[bytes] | None = None,
-        return_type: type[bytes] | None = None, **options: Unpack[EncodeOptions]
-    ) -> list[bytes]: ...  # fmt: skip
+        self,
+        input: Text,
+        *,
+        out_type: type[bytes] | None = None,
+        return_type: type[bytes] | None = None,
+        **options: Unpack[EncodeOptions],
+    ) -> list[bytes]: ...
     @overload
     def encode(
-        self, input: Text, *, out_type: Numpy | None = None, return_type: Numpy | None = None,
-        **options: Unpack[EncodeOptions]
-    ) -> IdArray: ...  # fmt: skip
+        self,
+        input: Text,
+        *,
+        out_type: Numpy | None = None,
+        return_type: Numpy | None = None,
+        **options: Unpack[EncodeOptions],
+    ) -> IdArray: ...
     @overload
     def encode(
-        self, input: Text, *, out_type: Proto | None = None, return_type: Proto | None = None,
-        **options: Unpack[EncodeOptions]
-    ) -> SentencePieceText: ...  # fmt: skip
+        self,
+        input: Text,
+        *,
+        out_type: Proto | None = None,
+        return_type: Proto | None = None,
+        **options: Unpack[EncodeOptions],
+    ) -> SentencePieceText: ...
     @overload
     def encode(
-        self, input: Text, *, out_type: Serialized | None = None,
-        return_type: Serialized | None = None, **options: Unpack[EncodeOptions]
-    ) -> bytes: ...  # fmt: skip
+        self,
+        input: Text,
+        *,
+        out_type: Serialized | None = None,
+        return_type: Serialized | None = None,
+        **options: Unpack[EncodeOptions],
+    ) -> bytes: ...
     @overload
     def encode(
-        self, input: str, *, out_type: Offsets | None = None, return_type: Offsets | None = None,
-        return_bytes: Literal[False] | None = None, **options: Unpack[EncodeOptions]
-    ) -> OffsetMapping[str]: ...  # fmt: skip
+        self,
+        input: str,
+        *,
+        out_type: Offsets | None = None,
+        return_type: Offsets | None = None,
+        return_bytes: Literal[False] | None = None,
+        **options: Unpack[EncodeOptions],
+    ) -> OffsetMapping[str]: ...
     @overload
     def encode(
-        self, input: Text, *, out_type: Offsets | None = None, return_type: Offsets | None = None,
-        return_bytes: Literal[False], **options: Unpack[EncodeOptions]
-    ) -> OffsetMapping[str]: ...  # fmt: skip
+        self,
+        input: Text,
+        *,
+        out_type: Offsets | None = None,
+        return_type: Offsets | None = None,
+        return_bytes: Literal[False],
+        **options: Unpack[EncodeOptions],
+    ) -> OffsetMapping[str]: ...
     @overload
     def encode(
-        self, input: Text, *, out_type: Offsets | None = None, return_type: Offsets | None = None,
-        return_bytes: Literal[True], **options: Unpack[EncodeOptions]
-    ) -> OffsetMapping[bytes]: ...  # fmt: skip
+        self,
+        input: Text,
+        *,
+        out_type: Offsets | None = None,
+        return_type: Offsets | None = None,
+        return_bytes: Literal[True],
+        **options: Unpack[EncodeOptions],
+    ) -> OffsetMapping[bytes]: ...
     @overload
     def encode(
-        self, input: bytes, *, out_type: Offsets | None = None, return_type: Offsets | None = None,
-        return_bytes: None = None, **options: Unpack[EncodeOptions]
-    ) -> OffsetMapping[bytes]: ...  # fmt: skip
+        self,
+        input: bytes,
+        *,
+        out_type: Offsets | None = None,
+        return_type: Offsets | None = None,
+        return_bytes: None = None,
+        **options: Unpack[EncodeOptions],
+    ) -> OffsetMapping[bytes]: ...
     @overload
     def encode(
-        self, input: Texts, *, out_type: Ids = None, return_type: Ids = None,
-        **options: Unpack[EncodeOptions]
-    ) -> list[list[int]]: ...  # fmt: skip
+        self,
+        input: Texts,
+        *,
+        out_type: Ids = None,
+        return_type: Ids = None,
+        **options: Unpack[EncodeOptions],
+    ) -> list[list[int]]: ...
     @overload
     def encode(
-        self, input: Texts, *, out_type: type[str] | None = None,
-        return_type: type[str] | None = None, **options: Unpack[EncodeOptions]
-    ) -> list[list[str]]: ...  # fmt: skip
+        self,
+        input: Texts,
+        *,
+        out_type: type[str] | None = None,
+        return_type: type[str] | None = None,
+        **options: Unpack[EncodeOptions],
+    ) -> list[list[str]]: ...
     @overload
     def encode(
-        self, input: Texts, *, out_type: type[bytes] | None = None,
-        return_type: type[bytes] | None = None, **options: Unpack[EncodeOptions]
-    ) -> list[list[bytes]]: ...  # fmt: skip
+        self,
+        input: Texts,
+        *,
+        out_type: type[bytes] | None = None,
+        return_type: type[bytes] | None = None,
+        **options: Unpack[EncodeOptions],
+    ) -> list[list[bytes]]: ...
     @overload
     def encode(
-        self, input: Texts, *, out_type: Numpy | None = None, return_type: Numpy | None = None,
-        **options: Unpack[EncodeOptions]
-    ) -> list[IdArray]: ...  # fmt: skip
+        self,
+        input: Texts,
+        *,
+        out_type: Numpy | None = None,
+        return_type: Numpy | None = None,
+        **options: Unpack[EncodeOptions],
+    ) -> list[IdArray]: ...
     @overload
     def encode(
-        self, input: Texts, *, out_type: Proto | None = None, return_type: Proto | None = None,
-        **options: Unpack[EncodeOptions]
-    ) -> list[SentencePieceText]: ...  # fmt: skip
+        self,
+        input: Texts,
+        *,
+        out_type: Proto | None = None,
+        return_type: Proto | None = None,
+        **options: Unpack[EncodeOptions],
+    ) -> list[SentencePieceText]: ...
     @overload
     def encode(
-        self, input: Texts, *, out_type: Serialized | None = None,
-        return_type: Serialized | None = None, **options: Unpack[EncodeOptions]
-    ) -> list[bytes]: ...  # fmt: skip
+        self,
+        input: Texts,
+        *,
+        out_type: Serialized | None = None,
+        return_type: Serialized | None = None,
+        **options: Unpack[EncodeOptions],
+    ) -> list[bytes]: ...
     @overload
     def encode(
-        self, input: list[str], *, out_type: Offsets | None = None,
-        return_type: Offsets | None = None, return_bytes: Literal[False] | None = None,
-        **options: Unpack[EncodeOptions]
-    ) -> list[OffsetMapping[str]]: ...  # fmt: skip
+        self,
+        input: list[str],
+        *,
+        out_type: Offsets | None = None,
+        return_type: Offsets | None = None,
+        return_bytes: Literal[False] | None = None,
+        **options: Unpack[EncodeOptions],
+    ) -> list[OffsetMapping[str]]: ...
     @overload
     def encode(
-        self, input: Texts, *, out_type: Offsets | None = None, return_type: Offsets | None = None,
-        return_bytes: Literal[False], **options: Unpack[EncodeOptions]
-    ) -> list[OffsetMapping[str]]: ...  # fmt: skip
+        self,
+        input: Texts,
+        *,
+        out_type: Offsets | None = None,
+        return_type: Offsets | None = None,
+        return_bytes: Literal[False],
+        **options: Unpack[EncodeOptions],
+    ) -> list[OffsetMapping[str]]: ...
     @overload
     def encode(
-        self, input: Texts, *, out_type: Offsets | None = None, return_type: Offsets | None = None,
-        return_bytes: Literal[True], **options: Unpack[EncodeOptions]
-    ) -> list[OffsetMapping[bytes]]: ...  # fmt: skip
+        self,
+        input: Texts,
+        *,
+        out_type: Offsets | None = None,
+        return_type: Offsets | None = None,
+        return_bytes: Literal[True],
+        **options: Unpack[EncodeOptions],
+    ) -> list[OffsetMapping[bytes]]: ...
     @overload
     def encode(
-        self, input: list[bytes], *, out_type: Offsets | None = None,
-        return_type: Offsets | None = None, return_bytes: None = None,
-        **options: Unpack[EncodeOptions]
-    ) -> list[OffsetMapping[bytes]]: ...  # fmt: skip
+        self,
+        input: list[bytes],
+        *,
+        out_type: Offsets | None = None,
+        return_type: Offsets | None = None,
+        return_bytes: None = None,
+        **options: Unpack[EncodeOptions],
+    ) -> list[OffsetMapping[bytes]]: ...
     @overload
     def encode(
-        self, input: Text | Texts, *, out_type: OutKind | None = None,
-        return_type: OutKind | None = None, return_bytes: bool | None = None,
-        **options: Unpack[EncodeOptions]
-    ) -> Any: ...  # fmt: skip
+        self,
+        input: Text | Texts,
+        *,
+        out_type: OutKind | None = None,
+        return_type: OutKind | None = None,
+        return_bytes: bool | None = None,
+        **options: Unpack[EncodeOptions],
+    ) -> Any: ...
     def encode(
         self,
         input: Any,
@@ -659,11 +777,22 @@ class SentencePieceProcessor:
         Options left as None take the value given to the constructor, as in sentencepiece.
         """
         return self._encode(
-            self._stock().encode, input, return_type, out_type, offsets=True, add_bos=add_bos,
-            add_eos=add_eos, reverse=reverse, emit_unk_piece=emit_unk_piece,
-            enable_sampling=enable_sampling, nbest_size=nbest_size, alpha=alpha,
-            num_threads=num_threads, thread_pool=thread_pool, return_bytes=return_bytes,
-        )  # fmt: skip
+            self._stock().encode,
+            input,
+            return_type,
+            out_type,
+            offsets=True,
+            add_bos=add_bos,
+            add_eos=add_eos,
+            reverse=reverse,
+            emit_unk_piece=emit_unk_piece,
+            enable_sampling=enable_sampling,
+            nbest_size=nbest_size,
+            alpha=alpha,
+            num_threads=num_threads,
+            thread_pool=thread_pool,
+            return_bytes=return_bytes,
+        )
 
     @overload
     def encode_as_ids(self, input: Text, **options: Unpack[EncodeOptions]) -> list[int]: ...
@@ -677,7 +806,7 @@ class SentencePieceProcessor:
     @overload
     def encode_as_pieces(
         self, input: Texts, **options: Unpack[EncodeOptions]
-    ) -> list[list[str]]: ...  # fmt: skip
+    ) -> list[list[str]]: ...
     def encode_as_pieces(self, input: Any, **options: Any) -> Any:
         return self.encode(input, return_type=str, **options)
 
@@ -691,68 +820,90 @@ class SentencePieceProcessor:
     @overload
     def encode_as_proto(
         self, input: Text, **options: Unpack[EncodeOptions]
-    ) -> SentencePieceText: ...  # fmt: skip
+    ) -> SentencePieceText: ...
     @overload
     def encode_as_proto(
         self, input: Texts, **options: Unpack[EncodeOptions]
-    ) -> list[SentencePieceText]: ...  # fmt: skip
+    ) -> list[SentencePieceText]: ...
     def encode_as_proto(self, input: Any, **options: Any) -> Any:
         return self.encode(input, return_type="proto", **options)
 
     @overload
     def encode_as_offset_mapping(
-        self, input: str, *, return_bytes: Literal[False] | None = None,
-        **options: Unpack[EncodeOptions]
-    ) -> OffsetMapping[str]: ...  # fmt: skip
+        self,
+        input: str,
+        *,
+        return_bytes: Literal[False] | None = None,
+        **options: Unpack[EncodeOptions],
+    ) -> OffsetMapping[str]: ...
     @overload
     def encode_as_offset_mapping(
         self, input: Text, *, return_bytes: Literal[False], **options: Unpack[EncodeOptions]
-    ) -> OffsetMapping[str]: ...  # fmt: skip
+    ) -> OffsetMapping[str]: ...
     @overload
     def encode_as_offset_mapping(
         self, input: Text, *, return_bytes: Literal[True], **options: Unpack[EncodeOptions]
-    ) -> OffsetMapping[bytes]: ...  # fmt: skip
+    ) -> OffsetMapping[bytes]: ...
     @overload
     def encode_as_offset_mapping(
         self, input: bytes, *, return_bytes: None = None, **options: Unpack[EncodeOptions]
-    ) -> OffsetMapping[bytes]: ...  # fmt: skip
+    ) -> OffsetMapping[bytes]: ...
     @overload
     def encode_as_offset_mapping(
-        self, input: list[str], *, return_bytes: Literal[False] | None = None,
-        **options: Unpack[EncodeOptions]
-    ) -> list[OffsetMapping[str]]: ...  # fmt: skip
+        self,
+        input: list[str],
+        *,
+        return_bytes: Literal[False] | None = None,
+        **options: Unpack[EncodeOptions],
+    ) -> list[OffsetMapping[str]]: ...
     @overload
     def encode_as_offset_mapping(
         self, input: Texts, *, return_bytes: Literal[False], **options: Unpack[EncodeOptions]
-    ) -> list[OffsetMapping[str]]: ...  # fmt: skip
+    ) -> list[OffsetMapping[str]]: ...
     @overload
     def encode_as_offset_mapping(
         self, input: Texts, *, return_bytes: Literal[True], **options: Unpack[EncodeOptions]
-    ) -> list[OffsetMapping[bytes]]: ...  # fmt: skip
+    ) -> list[OffsetMapping[bytes]]: ...
     @overload
     def encode_as_offset_mapping(
         self, input: list[bytes], *, return_bytes: None = None, **options: Unpack[EncodeOptions]
-    ) -> list[OffsetMapping[bytes]]: ...  # fmt: skip
+    ) -> list[OffsetMapping[bytes]]: ...
     def encode_as_offset_mapping(self, input: Any, **options: Any) -> Any:
         return self.encode(input, return_type="offset_mapping", **options)
 
-    def _sample(self, input: Any, nbest_size: int | None, alpha: float | None, out: OutType,
-                options: dict[str, Any]) -> Any:  # fmt: skip
+    def _sample(
+        self,
+        input: Any,
+        nbest_size: int | None,
+        alpha: float | None,
+        out: OutType,
+        options: dict[str, Any],
+    ) -> Any:
         return self.encode(
-            input, nbest_size=nbest_size, alpha=alpha, return_type=out, enable_sampling=True,
+            input,
+            nbest_size=nbest_size,
+            alpha=alpha,
+            return_type=out,
+            enable_sampling=True,
             **options,
-        )  # fmt: skip
+        )
 
     @overload
     def sample_encode_as_ids(
-        self, input: Text, nbest_size: int | None = None, alpha: float | None = None,
-        **options: Unpack[SampleOptions]
-    ) -> list[int]: ...  # fmt: skip
+        self,
+        input: Text,
+        nbest_size: int | None = None,
+        alpha: float | None = None,
+        **options: Unpack[SampleOptions],
+    ) -> list[int]: ...
     @overload
     def sample_encode_as_ids(
-        self, input: Texts, nbest_size: int | None = None, alpha: float | None = None,
-        **options: Unpack[SampleOptions]
-    ) -> list[list[int]]: ...  # fmt: skip
+        self,
+        input: Texts,
+        nbest_size: int | None = None,
+        alpha: float | None = None,
+        **options: Unpack[SampleOptions],
+    ) -> list[list[int]]: ...
     def sample_encode_as_ids(
         self, input: Any, nbest_size: int | None = None, alpha: float | None = None, **options: Any
     ) -> Any:
@@ -760,14 +911,20 @@ class SentencePieceProcessor:
 
     @overload
     def sample_encode_as_pieces(
-        self, input: Text, nbest_size: int | None = None, alpha: float | None = None,
-        **options: Unpack[SampleOptions]
-    ) -> list[str]: ...  # fmt: skip
+        self,
+        input: Text,
+        nbest_size: int | None = None,
+        alpha: float | None = None,
+        **options: Unpack[SampleOptions],
+    ) -> list[str]: ...
     @overload
     def sample_encode_as_pieces(
-        self, input: Texts, nbest_size: int | None = None, alpha: float | None = None,
-        **options: Unpack[SampleOptions]
-    ) -> list[list[str]]: ...  # fmt: skip
+        self,
+        input: Texts,
+        nbest_size: int | None = None,
+        alpha: float | None = None,
+        **options: Unpack[SampleOptions],
+    ) -> list[list[str]]: ...
     def sample_encode_as_pieces(
         self, input: Any, nbest_size: int | None = None, alpha: float | None = None, **options: Any
     ) -> Any:
@@ -775,14 +932,20 @@ class SentencePieceProcessor:
 
     @overload
     def sample_encode_as_numpy(
-        self, input: Text, nbest_size: int | None = None, alpha: float | None = None,
-        **options: Unpack[SampleOptions]
-    ) -> IdArray: ...  # fmt: skip
+        self,
+        input: Text,
+        nbest_size: int | None = None,
+        alpha: float | None = None,
+        **options: Unpack[SampleOptions],
+    ) -> IdArray: ...
     @overload
     def sample_encode_as_numpy(
-        self, input: Texts, nbest_size: int | None = None, alpha: float | None = None,
-        **options: Unpack[SampleOptions]
-    ) -> list[IdArray]: ...  # fmt: skip
+        self,
+        input: Texts,
+        nbest_size: int | None = None,
+        alpha: float | None = None,
+        **options: Unpack[SampleOptions],
+    ) -> list[IdArray]: ...
     def sample_encode_as_numpy(
         self, input: Any, nbest_size: int | None = None, alpha: float | None = None, **options: Any
     ) -> Any:
@@ -790,14 +953,20 @@ class SentencePieceProcessor:
 
     @overload
     def sample_encode_as_proto(
-        self, input: Text, nbest_size: int | None = None, alpha: float | None = None,
-        **options: Unpack[SampleOptions]
-    ) -> SentencePieceText: ...  # fmt: skip
+        self,
+        input: Text,
+        nbest_size: int | None = None,
+        alpha: float | None = None,
+        **options: Unpack[SampleOptions],
+    ) -> SentencePieceText: ...
     @overload
     def sample_encode_as_proto(
-        self, input: Texts, nbest_size: int | None = None, alpha: float | None = None,
-        **options: Unpack[SampleOptions]
-    ) -> list[SentencePieceText]: ...  # fmt: skip
+        self,
+        input: Texts,
+        nbest_size: int | None = None,
+        alpha: float | None = None,
+        **options: Unpack[SampleOptions],
+    ) -> list[SentencePieceText]: ...
     def sample_encode_as_proto(
         self, input: Any, nbest_size: int | None = None, alpha: float | None = None, **options: Any
     ) -> Any:
@@ -805,70 +974,134 @@ class SentencePieceProcessor:
 
     @overload
     def nbest_encode(
-        self, input: Text, *, nbest_size: int | None = None, out_type: Ids = None,
-        return_type: Ids = None, **options: Unpack[NBestOptions]
-    ) -> list[list[int]]: ...  # fmt: skip
+        self,
+        input: Text,
+        *,
+        nbest_size: int | None = None,
+        out_type: Ids = None,
+        return_type: Ids = None,
+        **options: Unpack[NBestOptions],
+    ) -> list[list[int]]: ...
     @overload
     def nbest_encode(
-        self, input: Text, *, nbest_size: int | None = None, out_type: type[str] | None = None,
-        return_type: type[str] | None = None, **options: Unpack[NBestOptions]
-    ) -> list[list[str]]: ...  # fmt: skip
+        self,
+        input: Text,
+        *,
+        nbest_size: int | None = None,
+        out_type: type[str] | None = None,
+        return_type: type[str] | None = None,
+        **options: Unpack[NBestOptions],
+    ) -> list[list[str]]: ...
     @overload
     def nbest_encode(
-        self, input: Text, *, nbest_size: int | None = None, out_type: type[bytes] | None = None,
-        return_type: type[bytes] | None = None, **options: Unpack[NBestOptions]
-    ) -> list[list[bytes]]: ...  # fmt: skip
+        self,
+        input: Text,
+        *,
+        nbest_size: int | None = None,
+        out_type: type[bytes] | None = None,
+        return_type: type[bytes] | None = None,
+        **options: Unpack[NBestOptions],
+    ) -> list[list[bytes]]: ...
     @overload
     def nbest_encode(
-        self, input: Text, *, nbest_size: int | None = None, out_type: Numpy | None = None,
-        return_type: Numpy | None = None, **options: Unpack[NBestOptions]
-    ) -> list[IdArray]: ...  # fmt: skip
+        self,
+        input: Text,
+        *,
+        nbest_size: int | None = None,
+        out_type: Numpy | None = None,
+        return_type: Numpy | None = None,
+        **options: Unpack[NBestOptions],
+    ) -> list[IdArray]: ...
     @overload
     def nbest_encode(
-        self, input: Text, *, nbest_size: int | None = None, out_type: Proto | None = None,
-        return_type: Proto | None = None, **options: Unpack[NBestOptions]
-    ) -> NBestSentencePieceText: ...  # fmt: skip
+        self,
+        input: Text,
+        *,
+        nbest_size: int | None = None,
+        out_type: Proto | None = None,
+        return_type: Proto | None = None,
+        **options: Unpack[NBestOptions],
+    ) -> NBestSentencePieceText: ...
     @overload
     def nbest_encode(
-        self, input: Text, *, nbest_size: int | None = None, out_type: Serialized | None = None,
-        return_type: Serialized | None = None, **options: Unpack[NBestOptions]
-    ) -> bytes: ...  # fmt: skip
+        self,
+        input: Text,
+        *,
+        nbest_size: int | None = None,
+        out_type: Serialized | None = None,
+        return_type: Serialized | None = None,
+        **options: Unpack[NBestOptions],
+    ) -> bytes: ...
     @overload
     def nbest_encode(
-        self, input: Texts, *, nbest_size: int | None = None, out_type: Ids = None,
-        return_type: Ids = None, **options: Unpack[NBestOptions]
-    ) -> list[list[list[int]]]: ...  # fmt: skip
+        self,
+        input: Texts,
+        *,
+        nbest_size: int | None = None,
+        out_type: Ids = None,
+        return_type: Ids = None,
+        **options: Unpack[NBestOptions],
+    ) -> list[list[list[int]]]: ...
     @overload
     def nbest_encode(
-        self, input: Texts, *, nbest_size: int | None = None, out_type: type[str] | None = None,
-        return_type: type[str] | None = None, **options: Unpack[NBestOptions]
-    ) -> list[list[list[str]]]: ...  # fmt: skip
+        self,
+        input: Texts,
+        *,
+        nbest_size: int | None = None,
+        out_type: type[str] | None = None,
+        return_type: type[str] | None = None,
+        **options: Unpack[NBestOptions],
+    ) -> list[list[list[str]]]: ...
     @overload
     def nbest_encode(
-        self, input: Texts, *, nbest_size: int | None = None, out_type: type[bytes] | None = None,
-        return_type: type[bytes] | None = None, **options: Unpack[NBestOptions]
-    ) -> list[list[list[bytes]]]: ...  # fmt: skip
+        self,
+        input: Texts,
+        *,
+        nbest_size: int | None = None,
+        out_type: type[bytes] | None = None,
+        return_type: type[bytes] | None = None,
+        **options: Unpack[NBestOptions],
+    ) -> list[list[list[bytes]]]: ...
     @overload
     def nbest_encode(
-        self, input: Texts, *, nbest_size: int | None = None, out_type: Numpy | None = None,
-        return_type: Numpy | None = None, **options: Unpack[NBestOptions]
-    ) -> list[list[IdArray]]: ...  # fmt: skip
+        self,
+        input: Texts,
+        *,
+        nbest_size: int | None = None,
+        out_type: Numpy | None = None,
+        return_type: Numpy | None = None,
+        **options: Unpack[NBestOptions],
+    ) -> list[list[IdArray]]: ...
     @overload
     def nbest_encode(
-        self, input: Texts, *, nbest_size: int | None = None, out_type: Proto | None = None,
-        return_type: Proto | None = None, **options: Unpack[NBestOptions]
-    ) -> list[NBestSentencePieceText]: ...  # fmt: skip
+        self,
+        input: Texts,
+        *,
+        nbest_size: int | None = None,
+        out_type: Proto | None = None,
+        return_type: Proto | None = None,
+        **options: Unpack[NBestOptions],
+    ) -> list[NBestSentencePieceText]: ...
     @overload
     def nbest_encode(
-        self, input: Texts, *, nbest_size: int | None = None, out_type: Serialized | None = None,
-        return_type: Serialized | None = None, **options: Unpack[NBestOptions]
-    ) -> list[bytes]: ...  # fmt: skip
+        self,
+        input: Texts,
+        *,
+        nbest_size: int | None = None,
+        out_type: Serialized | None = None,
+        return_type: Serialized | None = None,
+        **options: Unpack[NBestOptions],
+    ) -> list[bytes]: ...
     @overload
     def nbest_encode(
-        self, input: Text | Texts, *, nbest_size: int | None = None,
-        out_type: OutKind | None = None, return_type: OutKind | None = None,
-        **options: Unpack[NBestOptions]
-    ) -> Any: ...  # fmt: skip
+        self,
+        input: Text | Texts,
+        *,
+        nbest_size: int | None = None,
+        out_type: OutKind | None = None,
+        return_type: OutKind | None = None,
+        **options: Unpack[NBestOptions],
+    ) -> Any: ...
     def nbest_encode(
         self,
         input: Any,
@@ -882,30 +1115,37 @@ class SentencePieceProcessor:
     ) -> Any:
         """The ``nbest_size`` best segmentations (constructor's default, at least 1)."""
         return self._encode(
-            self._stock().nbest_encode, input, return_type, out_type, nbest=True,
-            add_bos=add_bos, add_eos=add_eos, reverse=reverse, emit_unk_piece=emit_unk_piece,
+            self._stock().nbest_encode,
+            input,
+            return_type,
+            out_type,
+            nbest=True,
+            add_bos=add_bos,
+            add_eos=add_eos,
+            reverse=reverse,
+            emit_unk_piece=emit_unk_piece,
             nbest_size=nbest_size,
-        )  # fmt: skip
+        )
 
     @overload
     def nbest_encode_as_ids(
         self, input: Text, nbest_size: int | None = None, **options: Unpack[NBestOptions]
-    ) -> list[list[int]]: ...  # fmt: skip
+    ) -> list[list[int]]: ...
     @overload
     def nbest_encode_as_ids(
         self, input: Texts, nbest_size: int | None = None, **options: Unpack[NBestOptions]
-    ) -> list[list[list[int]]]: ...  # fmt: skip
+    ) -> list[list[list[int]]]: ...
     def nbest_encode_as_ids(self, input: Any, nbest_size: int | None = None, **options: Any) -> Any:
         return self.nbest_encode(input, nbest_size=nbest_size, return_type=int, **options)
 
     @overload
     def nbest_encode_as_pieces(
         self, input: Text, nbest_size: int | None = None, **options: Unpack[NBestOptions]
-    ) -> list[list[str]]: ...  # fmt: skip
+    ) -> list[list[str]]: ...
     @overload
     def nbest_encode_as_pieces(
         self, input: Texts, nbest_size: int | None = None, **options: Unpack[NBestOptions]
-    ) -> list[list[list[str]]]: ...  # fmt: skip
+    ) -> list[list[list[str]]]: ...
     def nbest_encode_as_pieces(
         self, input: Any, nbest_size: int | None = None, **options: Any
     ) -> Any:
@@ -914,11 +1154,11 @@ class SentencePieceProcessor:
     @overload
     def nbest_encode_as_numpy(
         self, input: Text, nbest_size: int | None = None, **options: Unpack[NBestOptions]
-    ) -> list[IdArray]: ...  # fmt: skip
+    ) -> list[IdArray]: ...
     @overload
     def nbest_encode_as_numpy(
         self, input: Texts, nbest_size: int | None = None, **options: Unpack[NBestOptions]
-    ) -> list[list[IdArray]]: ...  # fmt: skip
+    ) -> list[list[IdArray]]: ...
     def nbest_encode_as_numpy(
         self, input: Any, nbest_size: int | None = None, **options: Any
     ) -> Any:
@@ -927,11 +1167,11 @@ class SentencePieceProcessor:
     @overload
     def nbest_encode_as_proto(
         self, input: Text, nbest_size: int | None = None, **options: Unpack[NBestOptions]
-    ) -> NBestSentencePieceText: ...  # fmt: skip
+    ) -> NBestSentencePieceText: ...
     @overload
     def nbest_encode_as_proto(
         self, input: Texts, nbest_size: int | None = None, **options: Unpack[NBestOptions]
-    ) -> list[NBestSentencePieceText]: ...  # fmt: skip
+    ) -> list[NBestSentencePieceText]: ...
     def nbest_encode_as_proto(
         self, input: Any, nbest_size: int | None = None, **options: Any
     ) -> Any:
@@ -939,69 +1179,121 @@ class SentencePieceProcessor:
 
     @overload
     def parallel_encode(
-        self, input: Text, *, out_type: Ids = None, return_type: Ids = None,
-        **options: Unpack[ParallelOptions]
-    ) -> list[int]: ...  # fmt: skip
+        self,
+        input: Text,
+        *,
+        out_type: Ids = None,
+        return_type: Ids = None,
+        **options: Unpack[ParallelOptions],
+    ) -> list[int]: ...
     @overload
     def parallel_encode(
-        self, input: Text, *, out_type: type[str] | None = None,
-        return_type: type[str] | None = None, **options: Unpack[ParallelOptions]
-    ) -> list[str]: ...  # fmt: skip
+        self,
+        input: Text,
+        *,
+        out_type: type[str] | None = None,
+        return_type: type[str] | None = None,
+        **options: Unpack[ParallelOptions],
+    ) -> list[str]: ...
     @overload
     def parallel_encode(
-        self, input: Text, *, out_type: type[bytes] | None = None,
-        return_type: type[bytes] | None = None, **options: Unpack[ParallelOptions]
-    ) -> list[bytes]: ...  # fmt: skip
+        self,
+        input: Text,
+        *,
+        out_type: type[bytes] | None = None,
+        return_type: type[bytes] | None = None,
+        **options: Unpack[ParallelOptions],
+    ) -> list[bytes]: ...
     @overload
     def parallel_encode(
-        self, input: Text, *, out_type: Numpy | None = None, return_type: Numpy | None = None,
-        **options: Unpack[ParallelOptions]
-    ) -> IdArray: ...  # fmt: skip
+        self,
+        input: Text,
+        *,
+        out_type: Numpy | None = None,
+        return_type: Numpy | None = None,
+        **options: Unpack[ParallelOptions],
+    ) -> IdArray: ...
     @overload
     def parallel_encode(
-        self, input: Text, *, out_type: Proto | None = None, return_type: Proto | None = None,
-        **options: Unpack[ParallelOptions]
-    ) -> SentencePieceText: ...  # fmt: skip
+        self,
+        input: Text,
+        *,
+        out_type: Proto | None = None,
+        return_type: Proto | None = None,
+        **options: Unpack[ParallelOptions],
+    ) -> SentencePieceText: ...
     @overload
     def parallel_encode(
-        self, input: Text, *, out_type: Serialized | None = None,
-        return_type: Serialized | None = None, **options: Unpack[ParallelOptions]
-    ) -> bytes: ...  # fmt: skip
+        self,
+        input: Text,
+        *,
+        out_type: Serialized | None = None,
+        return_type: Serialized | None = None,
+        **options: Unpack[ParallelOptions],
+    ) -> bytes: ...
     @overload
     def parallel_encode(
-        self, input: Texts, *, out_type: Ids = None, return_type: Ids = None,
-        **options: Unpack[ParallelOptions]
-    ) -> list[list[int]]: ...  # fmt: skip
+        self,
+        input: Texts,
+        *,
+        out_type: Ids = None,
+        return_type: Ids = None,
+        **options: Unpack[ParallelOptions],
+    ) -> list[list[int]]: ...
     @overload
     def parallel_encode(
-        self, input: Texts, *, out_type: type[str] | None = None,
-        return_type: type[str] | None = None, **options: Unpack[ParallelOptions]
-    ) -> list[list[str]]: ...  # fmt: skip
+        self,
+        input: Texts,
+        *,
+        out_type: type[str] | None = None,
+        return_type: type[str] | None = None,
+        **options: Unpack[ParallelOptions],
+    ) -> list[list[str]]: ...
     @overload
     def parallel_encode(
-        self, input: Texts, *, out_type: type[bytes] | None = None,
-        return_type: type[bytes] | None = None, **options: Unpack[ParallelOptions]
-    ) -> list[list[bytes]]: ...  # fmt: skip
+        self,
+        input: Texts,
+        *,
+        out_type: type[bytes] | None = None,
+        return_type: type[bytes] | None = None,
+        **options: Unpack[ParallelOptions],
+    ) -> list[list[bytes]]: ...
     @overload
     def parallel_encode(
-        self, input: Texts, *, out_type: Numpy | None = None, return_type: Numpy | None = None,
-        **options: Unpack[ParallelOptions]
-    ) -> list[IdArray]: ...  # fmt: skip
+        self,
+        input: Texts,
+        *,
+        out_type: Numpy | None = None,
+        return_type: Numpy | None = None,
+        **options: Unpack[ParallelOptions],
+    ) -> list[IdArray]: ...
     @overload
     def parallel_encode(
-        self, input: Texts, *, out_type: Proto | None = None, return_type: Proto | None = None,
-        **options: Unpack[ParallelOptions]
-    ) -> list[SentencePieceText]: ...  # fmt: skip
+        self,
+        input: Texts,
+        *,
+        out_type: Proto | None = None,
+        return_type: Proto | None = None,
+        **options: Unpack[ParallelOptions],
+    ) -> list[SentencePieceText]: ...
     @overload
     def parallel_encode(
-        self, input: Texts, *, out_type: Serialized | None = None,
-        return_type: Serialized | None = None, **options: Unpack[ParallelOptions]
-    ) -> list[bytes]: ...  # fmt: skip
+        self,
+        input: Texts,
+        *,
+        out_type: Serialized | None = None,
+        return_type: Serialized | None = None,
+        **options: Unpack[ParallelOptions],
+    ) -> list[bytes]: ...
     @overload
     def parallel_encode(
-        self, input: Text | Texts, *, out_type: OutKind | None = None,
-        return_type: OutKind | None = None, **options: Unpack[ParallelOptions]
-    ) -> Any: ...  # fmt: skip
+        self,
+        input: Text | Texts,
+        *,
+        out_type: OutKind | None = None,
+        return_type: OutKind | None = None,
+        **options: Unpack[ParallelOptions],
+    ) -> Any: ...
     def parallel_encode(
         self,
         input: Any,
@@ -1017,52 +1309,60 @@ class SentencePieceProcessor:
     ) -> Any:
         """One long text encoded in chunks of ``chunk_len`` on several threads."""
         return self._encode(
-            self._stock().parallel_encode, input, return_type, out_type, add_bos=add_bos,
-            add_eos=add_eos, reverse=reverse, emit_unk_piece=emit_unk_piece,
-            chunk_len=chunk_len, num_threads=num_threads, thread_pool=thread_pool,
-        )  # fmt: skip
+            self._stock().parallel_encode,
+            input,
+            return_type,
+            out_type,
+            add_bos=add_bos,
+            add_eos=add_eos,
+            reverse=reverse,
+            emit_unk_piece=emit_unk_piece,
+            chunk_len=chunk_len,
+            num_threads=num_threads,
+            thread_pool=thread_pool,
+        )
 
     @overload
     def parallel_encode_as_ids(
         self, input: Text, **options: Unpack[ParallelOptions]
-    ) -> list[int]: ...  # fmt: skip
+    ) -> list[int]: ...
     @overload
     def parallel_encode_as_ids(
         self, input: Texts, **options: Unpack[ParallelOptions]
-    ) -> list[list[int]]: ...  # fmt: skip
+    ) -> list[list[int]]: ...
     def parallel_encode_as_ids(self, input: Any, **options: Any) -> Any:
         return self.parallel_encode(input, return_type=int, **options)
 
     @overload
     def parallel_encode_as_pieces(
         self, input: Text, **options: Unpack[ParallelOptions]
-    ) -> list[str]: ...  # fmt: skip
+    ) -> list[str]: ...
     @overload
     def parallel_encode_as_pieces(
         self, input: Texts, **options: Unpack[ParallelOptions]
-    ) -> list[list[str]]: ...  # fmt: skip
+    ) -> list[list[str]]: ...
     def parallel_encode_as_pieces(self, input: Any, **options: Any) -> Any:
         return self.parallel_encode(input, return_type=str, **options)
 
     @overload
     def parallel_encode_as_numpy(
         self, input: Text, **options: Unpack[ParallelOptions]
-    ) -> IdArray: ...  # fmt: skip
+    ) -> IdArray: ...
     @overload
     def parallel_encode_as_numpy(
         self, input: Texts, **options: Unpack[ParallelOptions]
-    ) -> list[IdArray]: ...  # fmt: skip
+    ) -> list[IdArray]: ...
     def parallel_encode_as_numpy(self, input: Any, **options: Any) -> Any:
         return self.parallel_encode(input, return_type="numpy", **options)
 
     @overload
     def parallel_encode_as_proto(
         self, input: Text, **options: Unpack[ParallelOptions]
-    ) -> SentencePieceText: ...  # fmt: skip
+    ) -> SentencePieceText: ...
     @overload
     def parallel_encode_as_proto(
         self, input: Texts, **options: Unpack[ParallelOptions]
-    ) -> list[SentencePieceText]: ...  # fmt: skip
+    ) -> list[SentencePieceText]: ...
     def parallel_encode_as_proto(self, input: Any, **options: Any) -> Any:
         return self.parallel_encode(input, return_type="proto", **options)
 
@@ -1090,11 +1390,11 @@ class SentencePieceProcessor:
     @overload
     def calculate_entropy(
         self, input: str, alpha: float, num_threads: int | None = None
-    ) -> float: ...  # fmt: skip
+    ) -> float: ...
     @overload
     def calculate_entropy(
         self, input: list[str], alpha: float, num_threads: int | None = None
-    ) -> list[float]: ...  # fmt: skip
+    ) -> list[float]: ...
     def calculate_entropy(self, input: Any, alpha: float, num_threads: int | None = None) -> Any:
         """Entropy (nats) of the sampling distribution over segmentations; Unigram models only.
         ``num_threads`` is accepted for compatibility and ignored."""
@@ -1112,150 +1412,278 @@ class SentencePieceProcessor:
 
     @overload
     def decode(
-        self, input: TextOrIdsToDecode, *, out_type: type[str] | None = None,
-        return_type: type[str] | None = None, **options: Unpack[Threads]
-    ) -> str: ...  # fmt: skip
+        self,
+        input: TextOrIdsToDecode,
+        *,
+        out_type: type[str] | None = None,
+        return_type: type[str] | None = None,
+        **options: Unpack[Threads],
+    ) -> str: ...
     @overload
     def decode(
-        self, input: BytesToDecode, *, out_type: type[str] | None = None,
-        return_type: type[str] | None = None, **options: Unpack[Threads]
-    ) -> bytes: ...  # fmt: skip
+        self,
+        input: BytesToDecode,
+        *,
+        out_type: type[str] | None = None,
+        return_type: type[str] | None = None,
+        **options: Unpack[Threads],
+    ) -> bytes: ...
     @overload
     def decode(
-        self, input: OneToDecode, *, out_type: type[bytes], return_type: None = None,
-        **options: Unpack[Threads]
-    ) -> bytes: ...  # fmt: skip
+        self,
+        input: OneToDecode,
+        *,
+        out_type: type[bytes],
+        return_type: None = None,
+        **options: Unpack[Threads],
+    ) -> bytes: ...
     @overload
     def decode(
-        self, input: OneToDecode, *, out_type: None = None, return_type: type[bytes],
-        **options: Unpack[Threads]
-    ) -> bytes: ...  # fmt: skip
+        self,
+        input: OneToDecode,
+        *,
+        out_type: None = None,
+        return_type: type[bytes],
+        **options: Unpack[Threads],
+    ) -> bytes: ...
     @overload
     def decode(
-        self, input: OneToDecode, *, out_type: Proto, return_type: None = None,
-        **options: Unpack[Threads]
-    ) -> SentencePieceText: ...  # fmt: skip
+        self,
+        input: OneToDecode,
+        *,
+        out_type: Proto,
+        return_type: None = None,
+        **options: Unpack[Threads],
+    ) -> SentencePieceText: ...
     @overload
     def decode(
-        self, input: OneToDecode, *, out_type: None = None, return_type: Proto,
-        **options: Unpack[Threads]
-    ) -> SentencePieceText: ...  # fmt: skip
+        self,
+        input: OneToDecode,
+        *,
+        out_type: None = None,
+        return_type: Proto,
+        **options: Unpack[Threads],
+    ) -> SentencePieceText: ...
     @overload
     def decode(
-        self, input: OneToDecode, *, out_type: Serialized, return_type: None = None,
-        **options: Unpack[Threads]
-    ) -> bytes: ...  # fmt: skip
+        self,
+        input: OneToDecode,
+        *,
+        out_type: Serialized,
+        return_type: None = None,
+        **options: Unpack[Threads],
+    ) -> bytes: ...
     @overload
     def decode(
-        self, input: OneToDecode, *, out_type: None = None, return_type: Serialized,
-        **options: Unpack[Threads]
-    ) -> bytes: ...  # fmt: skip
+        self,
+        input: OneToDecode,
+        *,
+        out_type: None = None,
+        return_type: Serialized,
+        **options: Unpack[Threads],
+    ) -> bytes: ...
     @overload
     def decode(
-        self, input: TextOrIdsToDecode, *, out_type: Offsets, return_type: None = None,
-        return_bytes: Literal[False] | None = None, **options: Unpack[Threads]
-    ) -> TextOffsetMapping[str]: ...  # fmt: skip
+        self,
+        input: TextOrIdsToDecode,
+        *,
+        out_type: Offsets,
+        return_type: None = None,
+        return_bytes: Literal[False] | None = None,
+        **options: Unpack[Threads],
+    ) -> TextOffsetMapping[str]: ...
     @overload
     def decode(
-        self, input: TextOrIdsToDecode, *, out_type: Offsets, return_type: None = None,
-        return_bytes: Literal[True], **options: Unpack[Threads]
-    ) -> TextOffsetMapping[bytes]: ...  # fmt: skip
+        self,
+        input: TextOrIdsToDecode,
+        *,
+        out_type: Offsets,
+        return_type: None = None,
+        return_bytes: Literal[True],
+        **options: Unpack[Threads],
+    ) -> TextOffsetMapping[bytes]: ...
     @overload
     def decode(
-        self, input: BytesToDecode, *, out_type: Offsets, return_type: None = None,
-        return_bytes: bool | None = None, **options: Unpack[Threads]
-    ) -> TextOffsetMapping[bytes]: ...  # fmt: skip
+        self,
+        input: BytesToDecode,
+        *,
+        out_type: Offsets,
+        return_type: None = None,
+        return_bytes: bool | None = None,
+        **options: Unpack[Threads],
+    ) -> TextOffsetMapping[bytes]: ...
     @overload
     def decode(
-        self, input: TextOrIdsToDecode, *, out_type: None = None, return_type: Offsets,
-        return_bytes: Literal[False] | None = None, **options: Unpack[Threads]
-    ) -> TextOffsetMapping[str]: ...  # fmt: skip
+        self,
+        input: TextOrIdsToDecode,
+        *,
+        out_type: None = None,
+        return_type: Offsets,
+        return_bytes: Literal[False] | None = None,
+        **options: Unpack[Threads],
+    ) -> TextOffsetMapping[str]: ...
     @overload
     def decode(
-        self, input: TextOrIdsToDecode, *, out_type: None = None, return_type: Offsets,
-        return_bytes: Literal[True], **options: Unpack[Threads]
-    ) -> TextOffsetMapping[bytes]: ...  # fmt: skip
+        self,
+        input: TextOrIdsToDecode,
+        *,
+        out_type: None = None,
+        return_type: Offsets,
+        return_bytes: Literal[True],
+        **options: Unpack[Threads],
+    ) -> TextOffsetMapping[bytes]: ...
     @overload
     def decode(
-        self, input: BytesToDecode, *, out_type: None = None, return_type: Offsets,
-        return_bytes: bool | None = None, **options: Unpack[Threads]
-    ) -> TextOffsetMapping[bytes]: ...  # fmt: skip
+        self,
+        input: BytesToDecode,
+        *,
+        out_type: None = None,
+        return_type: Offsets,
+        return_bytes: bool | None = None,
+        **options: Unpack[Threads],
+    ) -> TextOffsetMapping[bytes]: ...
     @overload
     def decode(
-        self, input: TextOrIdBatchToDecode, *, out_type: type[str] | None = None,
-        return_type: type[str] | None = None, **options: Unpack[Threads]
-    ) -> list[str]: ...  # fmt: skip
+        self,
+        input: TextOrIdBatchToDecode,
+        *,
+        out_type: type[str] | None = None,
+        return_type: type[str] | None = None,
+        **options: Unpack[Threads],
+    ) -> list[str]: ...
     @overload
     def decode(
-        self, input: list[list[bytes]], *, out_type: type[str] | None = None,
-        return_type: type[str] | None = None, **options: Unpack[Threads]
-    ) -> list[bytes]: ...  # fmt: skip
+        self,
+        input: list[list[bytes]],
+        *,
+        out_type: type[str] | None = None,
+        return_type: type[str] | None = None,
+        **options: Unpack[Threads],
+    ) -> list[bytes]: ...
     @overload
     def decode(
-        self, input: BatchToDecode, *, out_type: type[bytes], return_type: None = None,
-        **options: Unpack[Threads]
-    ) -> list[bytes]: ...  # fmt: skip
+        self,
+        input: BatchToDecode,
+        *,
+        out_type: type[bytes],
+        return_type: None = None,
+        **options: Unpack[Threads],
+    ) -> list[bytes]: ...
     @overload
     def decode(
-        self, input: BatchToDecode, *, out_type: None = None, return_type: type[bytes],
-        **options: Unpack[Threads]
-    ) -> list[bytes]: ...  # fmt: skip
+        self,
+        input: BatchToDecode,
+        *,
+        out_type: None = None,
+        return_type: type[bytes],
+        **options: Unpack[Threads],
+    ) -> list[bytes]: ...
     @overload
     def decode(
-        self, input: BatchToDecode, *, out_type: Proto, return_type: None = None,
-        **options: Unpack[Threads]
-    ) -> list[SentencePieceText]: ...  # fmt: skip
+        self,
+        input: BatchToDecode,
+        *,
+        out_type: Proto,
+        return_type: None = None,
+        **options: Unpack[Threads],
+    ) -> list[SentencePieceText]: ...
     @overload
     def decode(
-        self, input: BatchToDecode, *, out_type: None = None, return_type: Proto,
-        **options: Unpack[Threads]
-    ) -> list[SentencePieceText]: ...  # fmt: skip
+        self,
+        input: BatchToDecode,
+        *,
+        out_type: None = None,
+        return_type: Proto,
+        **options: Unpack[Threads],
+    ) -> list[SentencePieceText]: ...
     @overload
     def decode(
-        self, input: BatchToDecode, *, out_type: Serialized, return_type: None = None,
-        **options: Unpack[Threads]
-    ) -> list[bytes]: ...  # fmt: skip
+        self,
+        input: BatchToDecode,
+        *,
+        out_type: Serialized,
+        return_type: None = None,
+        **options: Unpack[Threads],
+    ) -> list[bytes]: ...
     @overload
     def decode(
-        self, input: BatchToDecode, *, out_type: None = None, return_type: Serialized,
-        **options: Unpack[Threads]
-    ) -> list[bytes]: ...  # fmt: skip
+        self,
+        input: BatchToDecode,
+        *,
+        out_type: None = None,
+        return_type: Serialized,
+        **options: Unpack[Threads],
+    ) -> list[bytes]: ...
     @overload
     def decode(
-        self, input: TextOrIdBatchToDecode, *, out_type: Offsets, return_type: None = None,
-        return_bytes: Literal[False] | None = None, **options: Unpack[Threads]
-    ) -> list[TextOffsetMapping[str]]: ...  # fmt: skip
+        self,
+        input: TextOrIdBatchToDecode,
+        *,
+        out_type: Offsets,
+        return_type: None = None,
+        return_bytes: Literal[False] | None = None,
+        **options: Unpack[Threads],
+    ) -> list[TextOffsetMapping[str]]: ...
     @overload
     def decode(
-        self, input: TextOrIdBatchToDecode, *, out_type: Offsets, return_type: None = None,
-        return_bytes: Literal[True], **options: Unpack[Threads]
-    ) -> list[TextOffsetMapping[bytes]]: ...  # fmt: skip
+        self,
+        input: TextOrIdBatchToDecode,
+        *,
+        out_type: Offsets,
+        return_type: None = None,
+        return_bytes: Literal[True],
+        **options: Unpack[Threads],
+    ) -> list[TextOffsetMapping[bytes]]: ...
     @overload
     def decode(
-        self, input: list[list[bytes]], *, out_type: Offsets, return_type: None = None,
-        return_bytes: bool | None = None, **options: Unpack[Threads]
-    ) -> list[TextOffsetMapping[bytes]]: ...  # fmt: skip
+        self,
+        input: list[list[bytes]],
+        *,
+        out_type: Offsets,
+        return_type: None = None,
+        return_bytes: bool | None = None,
+        **options: Unpack[Threads],
+    ) -> list[TextOffsetMapping[bytes]]: ...
     @overload
     def decode(
-        self, input: TextOrIdBatchToDecode, *, out_type: None = None, return_type: Offsets,
-        return_bytes: Literal[False] | None = None, **options: Unpack[Threads]
-    ) -> list[TextOffsetMapping[str]]: ...  # fmt: skip
+        self,
+        input: TextOrIdBatchToDecode,
+        *,
+        out_type: None = None,
+        return_type: Offsets,
+        return_bytes: Literal[False] | None = None,
+        **options: Unpack[Threads],
+    ) -> list[TextOffsetMapping[str]]: ...
     @overload
     def decode(
-        self, input: TextOrIdBatchToDecode, *, out_type: None = None, return_type: Offsets,
-        return_bytes: Literal[True], **options: Unpack[Threads]
-    ) -> list[TextOffsetMapping[bytes]]: ...  # fmt: skip
+        self,
+        input: TextOrIdBatchToDecode,
+        *,
+        out_type: None = None,
+        return_type: Offsets,
+        return_bytes: Literal[True],
+        **options: Unpack[Threads],
+    ) -> list[TextOffsetMapping[bytes]]: ...
     @overload
     def decode(
-        self, input: list[list[bytes]], *, out_type: None = None, return_type: Offsets,
-        return_bytes: bool | None = None, **options: Unpack[Threads]
-    ) -> list[TextOffsetMapping[bytes]]: ...  # fmt: skip
+        self,
+        input: list[list[bytes]],
+        *,
+        out_type: None = None,
+        return_type: Offsets,
+        return_bytes: bool | None = None,
+        **options: Unpack[Threads],
+    ) -> list[TextOffsetMapping[bytes]]: ...
     @overload
     def decode(
-        self, input: AnyToDecode, *, out_type: DecodeKind | None = None,
-        return_type: DecodeKind | None = None, return_bytes: bool | None = None,
-        **options: Unpack[Threads]
-    ) -> Any: ...  # fmt: skip
+        self,
+        input: AnyToDecode,
+        *,
+        out_type: DecodeKind | None = None,
+        return_type: DecodeKind | None = None,
+        return_bytes: bool | None = None,
+        **options: Unpack[Threads],
+    ) -> Any: ...
     def decode(
         self,
         input: Any,
@@ -1278,19 +1706,33 @@ class SentencePieceProcessor:
                 input = self._shown.to_model_pieces(input)
             elif (plain := self._plain_decoder()).takes(input):  # the same text, one pass
                 return self._checked(
-                    plain.decode, input, fallback=processor.decode, return_type=return_type,
-                    out_type=out_type, num_threads=num_threads, thread_pool=thread_pool,
+                    plain.decode,
+                    input,
+                    fallback=processor.decode,
+                    return_type=return_type,
+                    out_type=out_type,
+                    num_threads=num_threads,
+                    thread_pool=thread_pool,
                     return_bytes=return_bytes,
-                )  # fmt: skip
+                )
         return self._checked(
-            processor.decode, input, return_type=return_type, out_type=out_type,
-            num_threads=num_threads, thread_pool=thread_pool, return_bytes=return_bytes,
-        )  # fmt: skip
+            processor.decode,
+            input,
+            return_type=return_type,
+            out_type=out_type,
+            num_threads=num_threads,
+            thread_pool=thread_pool,
+            return_bytes=return_bytes,
+        )
 
     def _decode_aligned(
-        self, input: Any, out: OutType, num_threads: int | None, thread_pool: Any,
+        self,
+        input: Any,
+        out: OutType,
+        num_threads: int | None,
+        thread_pool: Any,
         return_bytes: bool | None,
-    ) -> Any:  # fmt: skip
+    ) -> Any:
         """Stock's decode proto, its surfaces and begin/end moved into the decoded text."""
         assert self._shown is not None
         shown = self._shown
@@ -1300,9 +1742,13 @@ class SentencePieceProcessor:
         if _holds_pieces(input):
             input = shown.to_model_pieces(input)
         serialized = self._checked(
-            self._stock().decode, input, return_type="serialized_proto",
-            num_threads=num_threads, thread_pool=thread_pool, return_bytes=return_bytes,
-        )  # fmt: skip
+            self._stock().decode,
+            input,
+            return_type="serialized_proto",
+            num_threads=num_threads,
+            thread_pool=thread_pool,
+            return_bytes=return_bytes,
+        )
         batch = isinstance(serialized, list)
         denormalizer = self._denormalizer_of_model()
         results = []
@@ -1329,81 +1775,91 @@ class SentencePieceProcessor:
     @overload
     def decode_ids(
         self, input: IdsToDecode, return_type: type[str] | None = None, **options: Unpack[Threads]
-    ) -> str: ...  # fmt: skip
+    ) -> str: ...
     @overload
     def decode_ids(
-        self, input: IdBatchToDecode, return_type: type[str] | None = None,
-        **options: Unpack[Threads]
-    ) -> list[str]: ...  # fmt: skip
+        self,
+        input: IdBatchToDecode,
+        return_type: type[str] | None = None,
+        **options: Unpack[Threads],
+    ) -> list[str]: ...
     @overload
     def decode_ids(
         self, input: IdsToDecode, return_type: type[bytes], **options: Unpack[Threads]
-    ) -> bytes: ...  # fmt: skip
+    ) -> bytes: ...
     @overload
     def decode_ids(
         self, input: IdBatchToDecode, return_type: type[bytes], **options: Unpack[Threads]
-    ) -> list[bytes]: ...  # fmt: skip
+    ) -> list[bytes]: ...
     @overload
     def decode_ids(
         self, input: AnyToDecode, return_type: DecodeKind | None = None, **options: Any
-    ) -> Any: ...  # fmt: skip
+    ) -> Any: ...
     def decode_ids(self, input: Any, return_type: Any = None, **options: Any) -> Any:
         return self.decode(input, return_type=return_type, **options)
 
     @overload
     def decode_pieces(
-        self, input: str | list[str], return_type: type[str] | None = None,
-        **options: Unpack[Threads]
-    ) -> str: ...  # fmt: skip
+        self,
+        input: str | list[str],
+        return_type: type[str] | None = None,
+        **options: Unpack[Threads],
+    ) -> str: ...
     @overload
     def decode_pieces(
-        self, input: list[list[str]], return_type: type[str] | None = None,
-        **options: Unpack[Threads]
-    ) -> list[str]: ...  # fmt: skip
+        self,
+        input: list[list[str]],
+        return_type: type[str] | None = None,
+        **options: Unpack[Threads],
+    ) -> list[str]: ...
     @overload
     def decode_pieces(
-        self, input: bytes | list[bytes], return_type: type[str] | type[bytes] | None = None,
-        **options: Unpack[Threads]
-    ) -> bytes: ...  # fmt: skip
+        self,
+        input: bytes | list[bytes],
+        return_type: type[str] | type[bytes] | None = None,
+        **options: Unpack[Threads],
+    ) -> bytes: ...
     @overload
     def decode_pieces(
-        self, input: list[list[bytes]], return_type: type[str] | type[bytes] | None = None,
-        **options: Unpack[Threads]
-    ) -> list[bytes]: ...  # fmt: skip
+        self,
+        input: list[list[bytes]],
+        return_type: type[str] | type[bytes] | None = None,
+        **options: Unpack[Threads],
+    ) -> list[bytes]: ...
     @overload
     def decode_pieces(
         self, input: str | list[str], return_type: type[bytes], **options: Unpack[Threads]
-    ) -> bytes: ...  # fmt: skip
+    ) -> bytes: ...
     @overload
     def decode_pieces(
         self, input: list[list[str]], return_type: type[bytes], **options: Unpack[Threads]
-    ) -> list[bytes]: ...  # fmt: skip
+    ) -> list[bytes]: ...
     @overload
     def decode_pieces(
         self, input: AnyToDecode, return_type: DecodeKind | None = None, **options: Any
-    ) -> Any: ...  # fmt: skip
+    ) -> Any: ...
     def decode_pieces(self, input: Any, return_type: Any = None, **options: Any) -> Any:
         return self.decode(input, return_type=return_type, **options)
 
     @overload
     def decode_ids_as_proto(
         self, input: IdsToDecode, **options: Unpack[Threads]
-    ) -> SentencePieceText: ...  # fmt: skip
+    ) -> SentencePieceText: ...
     @overload
     def decode_ids_as_proto(
         self, input: IdBatchToDecode, **options: Unpack[Threads]
-    ) -> list[SentencePieceText]: ...  # fmt: skip
+    ) -> list[SentencePieceText]: ...
     def decode_ids_as_proto(self, input: Any, **options: Any) -> Any:
         return self.decode(input, return_type="proto", **options)
 
     @overload
     def decode_pieces_as_proto(
         self, input: PiecesToDecode, **options: Unpack[Threads]
-    ) -> SentencePieceText: ...  # fmt: skip
+    ) -> SentencePieceText: ...
     @overload
     def decode_pieces_as_proto(
         self, input: list[list[str]] | list[list[bytes]], **options: Unpack[Threads]
-    ) -> list[SentencePieceText]: ...  # fmt: skip
+    ) -> list[SentencePieceText]: ...
     def decode_pieces_as_proto(self, input: Any, **options: Any) -> Any:
         return self.decode(input, return_type="proto", **options)
 

@@ -46,11 +46,21 @@ RULE_NAMES = ("identity", "nmt_nfkc", "nfkc", "nmt_nfkc_cf", "nfkc_cf")
 FLAGS = ("add_dummy_prefix", "escape_whitespaces", "remove_extra_whitespaces")
 #: What stock refuses beside ``normalizer=`` (sentencepiece_trainer.cc, kNormalizerKeys).
 NORMALIZER_KEYS = (
-    "normalization_rule_name", "normalization_rule_tsv", *FLAGS, "name", "precompiled_charsmap",
-)  # fmt: skip
+    "normalization_rule_name",
+    "normalization_rule_tsv",
+    *FLAGS,
+    "name",
+    "precompiled_charsmap",
+)
 #: Every option this module reads.
-OPTIONS = ("normalizer", "normalization_rule_name", "name", "normalization_rule_tsv",
-           "precompiled_charsmap", "denormalization_rule_tsv")  # fmt: skip
+OPTIONS = (
+    "normalizer",
+    "normalization_rule_name",
+    "name",
+    "normalization_rule_tsv",
+    "precompiled_charsmap",
+    "denormalization_rule_tsv",
+)
 
 
 @dataclass(frozen=True)

@@ -53,14 +53,28 @@ DEFAULTS: dict[str, Any] = {
     "minloglevel": 2,
 }
 OURS = (
-    "policy", "scripts", "normalization", "folding_rules", "progress", "filters", "seeds_strict",
-    "seeds_ambiguous", "nepali_seeds", "theta", "theta_per_million", "engine", "ray_address",
+    "policy",
+    "scripts",
+    "normalization",
+    "folding_rules",
+    "progress",
+    "filters",
+    "seeds_strict",
+    "seeds_ambiguous",
+    "nepali_seeds",
+    "theta",
+    "theta_per_million",
+    "engine",
+    "ray_address",
     "complete_word_starts",
-)  # fmt: skip
+)
 #: sentencepiece 0.2.3's trainer options that are no spec field (its Python wrapper's).
 CALLABLES = (
-    "pretokenizer", "allow_inconsistent_pretokenization", "model_writer", "sentence_reader",
-)  # fmt: skip
+    "pretokenizer",
+    "allow_inconsistent_pretokenization",
+    "model_writer",
+    "sentence_reader",
+)
 UNSUPPORTED = ("input_format",)
 #: Model types stock takes a pretokenizer for (trainer_interface.cc).
 PRETOKENIZED_TYPES = ("unigram", "bpe")
@@ -304,9 +318,19 @@ _FALSE = ("0", "false", "f", "no", "n", "off")
 _FIELD: Any = type(model_pb2.TrainerSpec.DESCRIPTOR.fields[0])
 _INTEGERS = frozenset(
     getattr(_FIELD, f"TYPE_{name}")
-    for name in ("INT32", "INT64", "UINT32", "UINT64", "SINT32", "SINT64", "FIXED32",
-                 "FIXED64", "SFIXED32", "SFIXED64")
-)  # fmt: skip
+    for name in (
+        "INT32",
+        "INT64",
+        "UINT32",
+        "UINT64",
+        "SINT32",
+        "SINT64",
+        "FIXED32",
+        "FIXED64",
+        "SFIXED32",
+        "SFIXED64",
+    )
+)
 _NUMBERS = frozenset({_FIELD.TYPE_FLOAT, _FIELD.TYPE_DOUBLE})
 _BOOL, _ENUM = _FIELD.TYPE_BOOL, _FIELD.TYPE_ENUM
 

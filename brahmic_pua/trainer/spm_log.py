@@ -147,9 +147,11 @@ def captured(log: SpmLog | None) -> Iterator[Capture]:
             fds = _redirect() if alone else None
             if fds is not None:
                 reader = threading.Thread(
-                    target=_forward, args=(fds[0], fds[2], log), name="brahmic_pua-spm-log",
+                    target=_forward,
+                    args=(fds[0], fds[2], log),
+                    name="brahmic_pua-spm-log",
                     daemon=True,
-                )  # fmt: skip
+                )
                 reader.start()
                 display = _display(fds[2])
         yield Capture(fds is not None, display)

@@ -174,9 +174,12 @@ def train_model(arg: str | None = None, **kwargs: Any) -> TrainReport:
     corpus = Corpus(options.inputs, options.sentence_iterator, n, sample, first, options.progress)
     try:
         counts = count_clusters(
-            corpus, options.policy, options.engine, options.ray_address,
+            corpus,
+            options.policy,
+            options.engine,
+            options.ray_address,
             int(options.spm.get("num_threads", SPM_NUM_THREADS)),
-        )  # fmt: skip
+        )
         codec = PUACodec.from_counts(counts.clusters, options.policy, options.scripts)
         report = _train(options, n, corpus, codec, counts.characters, warnings)
         assert report is not None  # (None only for a probe)
@@ -331,19 +334,35 @@ def _train(
         if options.filters:
             shown.start(f"filters ({', '.join(options.filters)})")
             filtered = filter_model(
-                model, options.filters, codec=codec, normalizer=n, seeds=options.seeds,
-                corpus=corpus.lines(), theta=options.theta,
+                model,
+                options.filters,
+                codec=codec,
+                normalizer=n,
+                seeds=options.seeds,
+                corpus=corpus.lines(),
+                theta=options.theta,
                 theta_per_million=options.theta_per_million,
-            )  # fmt: skip
+            )
         shown.start("writing the model")
         manifest = Manifest(codec, n.mode, n.folding, user_rules=bool(user_rules))
         data = embed(model.SerializeToString(), manifest)
         model_file, vocab_file = _write(options, prefix, data, model, codec)
     report = TrainReport(
-        model_file, vocab_file, stats.lines, len(codec), alphabet, limit, too_long,
-        stats.lines_with_block, disabled, tuple(warnings), filtered, starts,
-        len(model.pieces), sum(piece.type == UNUSED for piece in model.pieces),
-    )  # fmt: skip
+        model_file,
+        vocab_file,
+        stats.lines,
+        len(codec),
+        alphabet,
+        limit,
+        too_long,
+        stats.lines_with_block,
+        disabled,
+        tuple(warnings),
+        filtered,
+        starts,
+        len(model.pieces),
+        sum(piece.type == UNUSED for piece in model.pieces),
+    )
     if options.progress or int(opts.get("minloglevel", 2)) < 2:
         print(report.summary(), file=sys.stderr)
     return report

@@ -56,11 +56,17 @@ def train_all(
     steps.start(f"{model_type}: training plain spm")
     with open(train, encoding="utf-8") as lines:
         sentencepiece.SentencePieceTrainer.train(
-            sentence_iterator=lines, model_prefix=str(plain), vocab_size=args.vocab_size,
-            model_type=model_type, normalization_rule_name="identity", byte_fallback=True,
-            remove_extra_whitespaces=False, split_digits=True, character_coverage=1.0,
+            sentence_iterator=lines,
+            model_prefix=str(plain),
+            vocab_size=args.vocab_size,
+            model_type=model_type,
+            normalization_rule_name="identity",
+            byte_fallback=True,
+            remove_extra_whitespaces=False,
+            split_digits=True,
+            character_coverage=1.0,
             minloglevel=2,
-        )  # fmt: skip
+        )
     ours = work / f"ours_{model_type}"
     common = ["--input", str(train), "--vocab_size", size, "--model_type", model_type]
     steps.start(f"{model_type}: brahmic-pua train")
@@ -68,15 +74,27 @@ def train_all(
     layered = work / f"nepbpe_{model_type}"
     steps.start(f"{model_type}: brahmic-pua train --normalization nepali-lm --nepali_seeds")
     cli(
-        "train", *common, "--model_prefix", str(work / f"seeded_{model_type}"),
-        "--normalization", "nepali-lm", "--nepali_seeds",
-    )  # fmt: skip
+        "train",
+        *common,
+        "--model_prefix",
+        str(work / f"seeded_{model_type}"),
+        "--normalization",
+        "nepali-lm",
+        "--nepali_seeds",
+    )
     steps.start(f"{model_type}: brahmic-pua filter --filters all")
     filtered = cli(
-        "filter", "--model", str(work / f"seeded_{model_type}.model"),
-        "--output", f"{layered}.model", "--filters", ",".join(FILTERS), "--nepali-seeds",
-        "--corpus", str(train),
-    )  # fmt: skip
+        "filter",
+        "--model",
+        str(work / f"seeded_{model_type}.model"),
+        "--output",
+        f"{layered}.model",
+        "--filters",
+        ",".join(FILTERS),
+        "--nepali-seeds",
+        "--corpus",
+        str(train),
+    )
     steps.end()
     print(f"{model_type}: brahmic-pua filter\n{filtered.strip()}", flush=True)
     return {

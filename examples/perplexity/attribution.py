@@ -138,9 +138,10 @@ def _line_classes(
         last = bisect_right(starts_of_chars, end - 1) - 1 if end > begin else len(line) - 1
         chars = range(max(first, 0), last + 1)
         inside = [
-            i for i in chars
+            i
+            for i in chars
             if starts_of_chars[i] >= begin and starts_of_chars[i] + len(line[i].encode()) <= end
-        ]  # fmt: skip
+        ]
         text = [line[i] for i in chars]
         spaces = all(ch.isspace() for ch in text)
         if spaces:
@@ -163,16 +164,22 @@ def _line_classes(
             frequency = "rare cluster"
         else:
             frequency = "frequent clusters only"
-        out.append({
-            "position": position,
-            "conjunct": "holds a conjunct" if conjunct else "no conjunct",
-            "byte fallback": "byte-fallback piece" if arm.processor.is_byte(token)
-            else "vocabulary piece",
-            "cluster frequency": frequency,
-            "script": _script(text),
-            "cluster cut": "space alone" if spaces
-            else "starts a cluster" if begin in cluster_starts else "starts inside a cluster",
-        })  # fmt: skip
+        out.append(
+            {
+                "position": position,
+                "conjunct": "holds a conjunct" if conjunct else "no conjunct",
+                "byte fallback": "byte-fallback piece"
+                if arm.processor.is_byte(token)
+                else "vocabulary piece",
+                "cluster frequency": frequency,
+                "script": _script(text),
+                "cluster cut": "space alone"
+                if spaces
+                else "starts a cluster"
+                if begin in cluster_starts
+                else "starts inside a cluster",
+            }
+        )
         begin = end
     if begin != len(data):
         raise AssertionError(f"token bytes {begin} != line bytes {len(data)}")

@@ -122,19 +122,28 @@ def _specs() -> dict[str, ArmSpec]:
         )
         specs[f"stock-{t}"] = ArmSpec(f"stock-{t}", "stock", t, note="spm, default options")
         specs[f"brahmic_pua-{t}-akshara"] = ArmSpec(
-            f"brahmic_pua-{t}-akshara", "brahmic_pua", t, (("policy", "akshara"),),
+            f"brahmic_pua-{t}-akshara",
+            "brahmic_pua",
+            t,
+            (("policy", "akshara"),),
             "policy=akshara (conjuncts C virama C are one cluster)",
-        )  # fmt: skip
+        )
         specs[f"brahmic_pua-{t}-cov0.9995"] = ArmSpec(
-            f"brahmic_pua-{t}-cov0.9995", "brahmic_pua", t, (("character_coverage", 0.9995),),
+            f"brahmic_pua-{t}-cov0.9995",
+            "brahmic_pua",
+            t,
+            (("character_coverage", 0.9995),),
             "character_coverage=0.9995 instead of the planned alphabet (byte fallback keeps "
             "it lossless)",
-        )  # fmt: skip
+        )
     # complete_word_starts is a Unigram pass; BPE models are left alone by it
     specs["brahmic_pua-unigram-nostarts"] = ArmSpec(
-        "brahmic_pua-unigram-nostarts", "brahmic_pua", "unigram",
-        (("complete_word_starts", False),), "complete_word_starts=False",
-    )  # fmt: skip
+        "brahmic_pua-unigram-nostarts",
+        "brahmic_pua",
+        "unigram",
+        (("complete_word_starts", False),),
+        "complete_word_starts=False",
+    )
     return specs
 
 
@@ -164,15 +173,21 @@ def _train_tokenizer(spec: ArmSpec, lines: list[str], vocab_size: int, prefix: P
     print(f"training {spec.name} tokenizer ({vocab_size})", file=sys.stderr)
     part = prefix.with_name(prefix.name + ".part")
     common: dict[str, Any] = {
-        "sentence_iterator": iter(lines), "model_prefix": str(part), "vocab_size": vocab_size,
+        "sentence_iterator": iter(lines),
+        "model_prefix": str(part),
+        "vocab_size": vocab_size,
         "model_type": spec.model_type,
-    }  # fmt: skip
+    }
     if spec.kind == "plain":
         sentencepiece.SentencePieceTrainer.train(
-            **common, normalization_rule_name="identity", byte_fallback=True,
-            remove_extra_whitespaces=False, split_digits=True, character_coverage=1.0,
+            **common,
+            normalization_rule_name="identity",
+            byte_fallback=True,
+            remove_extra_whitespaces=False,
+            split_digits=True,
+            character_coverage=1.0,
             minloglevel=2,
-        )  # fmt: skip
+        )
     elif spec.kind == "stock":
         sentencepiece.SentencePieceTrainer.train(**common, minloglevel=2)
     else:

@@ -139,8 +139,10 @@ class Trainer:
         ]
         self.optimizer = torch.optim.AdamW(
             groups,
-            lr=cfg.lr, betas=(0.9, 0.95), weight_decay=0.0,
-        )  # fmt: skip
+            lr=cfg.lr,
+            betas=(0.9, 0.95),
+            weight_decay=0.0,
+        )
         self.offsets = torch.arange(ctx + 1)
         self.step = 0  # steps taken
         self.losses: list[float] = []
@@ -167,10 +169,13 @@ class Trainer:
 
     def state_dict(self) -> dict[str, Any]:
         state = {
-            "model": self.model.state_dict(), "optimizer": self.optimizer.state_dict(),
-            "step": self.step, "losses": list(self.losses), "order": self.order.get_state(),
+            "model": self.model.state_dict(),
+            "optimizer": self.optimizer.state_dict(),
+            "step": self.step,
+            "losses": list(self.losses),
+            "order": self.order.get_state(),
             "rng": torch.get_rng_state(),
-        }  # fmt: skip
+        }
         if str(self.device).startswith("cuda"):
             state["cuda_rng"] = torch.cuda.get_rng_state(self.device)
         return state

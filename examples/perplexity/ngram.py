@@ -130,11 +130,13 @@ class KneserNey:
                 taken += dr * ((counts == r) if r < 3 else (counts >= 3)).to(torch.float64)
             self.levels.append(
                 _Level(
-                    keys[n - 1], counts,
+                    keys[n - 1],
+                    counts,
                     torch.bincount(context, weights=counts, minlength=contexts),
-                    torch.bincount(context, weights=taken, minlength=contexts), d,
+                    torch.bincount(context, weights=taken, minlength=contexts),
+                    d,
                 )
-            )  # fmt: skip
+            )
         self.unigram_discount = unigram_discount
 
     def _probabilities(self, contexts: list[torch.Tensor], words: torch.Tensor) -> torch.Tensor:

@@ -18,9 +18,15 @@ Colour = tuple[int, int, int]
 
 # One colour per arm, in arm order (the tab10 palette: distinct, and readable on white).
 COLOURS: tuple[Colour, ...] = (
-    (31, 119, 180), (255, 127, 14), (44, 160, 44), (214, 39, 40),
-    (148, 103, 189), (140, 86, 75), (227, 119, 194), (127, 127, 127),
-)  # fmt: skip
+    (31, 119, 180),
+    (255, 127, 14),
+    (44, 160, 44),
+    (214, 39, 40),
+    (148, 103, 189),
+    (140, 86, 75),
+    (227, 119, 194),
+    (127, 127, 127),
+)
 INK: Colour = (0, 0, 0)
 GRID: Colour = (225, 225, 225)
 WHISKER: Colour = (40, 40, 40)
@@ -126,8 +132,9 @@ class Canvas:
                 for col, bit in enumerate(bits):
                     if bit == "#":
                         top = y + row * scale
-                        self.rect(left + col * scale, top, left + (col + 1) * scale,
-                                  top + scale, colour)  # fmt: skip
+                        self.rect(
+                            left + col * scale, top, left + (col + 1) * scale, top + scale, colour
+                        )
 
     def png(self) -> bytes:
         return png_bytes(self.width, self.height, bytes(self.pixels))

@@ -49,10 +49,14 @@ def markdown(results: dict[str, Any]) -> str:
     seeds = len(s["seeds"])
     train = s["train"]
     sources = ", ".join(
-        f"{name} ({c['lines']:,} lines" + (f", {c['dropped_as_heldout']} equal to held-out "
-        "lines dropped)" if c["dropped_as_heldout"] else ")")
+        f"{name} ({c['lines']:,} lines"
+        + (
+            f", {c['dropped_as_heldout']} equal to held-out lines dropped)"
+            if c["dropped_as_heldout"]
+            else ")"
+        )
         for name, c in train["sources"].items()
-    )  # fmt: skip
+    )
     o200k = s["o200k"]
     has_stock = any("nsl_vs_stock" in a["tokenizer"] for a in results["arms"].values())
     lines = [
@@ -64,14 +68,18 @@ def markdown(results: dict[str, Any]) -> str:
         f"{s['heldout']['bytes']:,} UTF-8 bytes (NFC, line ends included), from "
         f"{s['heldout']['source']}. Wall time {results['wall_seconds']:.1f} s.",
         "",
-        "| tokenizer | " + ("NSL vs o200k | " if o200k else "") + "NSL vs plain | "
-        + ("NSL vs stock | " if has_stock else "") +
-        "per-token PPL | **bits per byte** (95% CI) | bits per char | fertility | "
+        "| tokenizer | "
+        + ("NSL vs o200k | " if o200k else "")
+        + "NSL vs plain | "
+        + ("NSL vs stock | " if has_stock else "")
+        + "per-token PPL | **bits per byte** (95% CI) | bits per char | fertility | "
         "bytes/token | orphan marks /1000 held-out | orphan marks /1000 generated | UNK rate | "
         "round-trip |",
-        "|---|" + ("---:|" if o200k else "") + ("---:|" if has_stock else "")
+        "|---|"
+        + ("---:|" if o200k else "")
+        + ("---:|" if has_stock else "")
         + "---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-    ]  # fmt: skip
+    ]
     for name, arm in results["arms"].items():
         t = arm["tokenizer"]
         nsl = f"{t['nsl_vs_o200k']:.3f} | " if o200k else ""
@@ -306,10 +314,11 @@ def ngram_section(
         "same type, % of plain, and the paired bootstrap's 95% interval over held-out lines "
         "(the n-gram models are deterministic: the text is the only noise).",
         "",
-        "| arm | training tokens | " + " | ".join(f"{o}-gram" for o in orders)
+        "| arm | training tokens | "
+        + " | ".join(f"{o}-gram" for o in orders)
         + (" | GPT (final) |" if with_gpt else " |"),
         "|---|---:|" + "---:|" * (len(orders) + (1 if with_gpt else 0)),
-    ]  # fmt: skip
+    ]
     for name, row in ngram.items():
         cells = [f"{row['orders'][o]['bits_per_byte']:.4f}" for o in orders]
         if arms is not None:
@@ -320,8 +329,9 @@ def ngram_section(
             for o in orders:
                 g = row["orders"][o]["gap"]
                 ref = ngram[g["baseline"]]["orders"][o]["bits_per_byte"]
-                gaps.append(f"{g['mean']:+.4f} ({g['mean'] / ref:+.1%}) "
-                            f"{_interval(g['low'], g['high'])}")  # fmt: skip
+                gaps.append(
+                    f"{g['mean']:+.4f} ({g['mean'] / ref:+.1%}) {_interval(g['low'], g['high'])}"
+                )
             gpt = ""
             if arms is not None:
                 d = (differences or {}).get(name)
@@ -333,8 +343,12 @@ def ngram_section(
                         f"{_interval(d['bootstrap']['low'], d['bootstrap']['high'])}"
                     )
                 )
-            out.append(f"| − {row['orders'][orders[0]]['gap']['baseline']} | | "
-                       + " | ".join(gaps) + gpt + " |")  # fmt: skip
+            out.append(
+                f"| − {row['orders'][orders[0]]['gap']['baseline']} | | "
+                + " | ".join(gaps)
+                + gpt
+                + " |"
+            )
     return out
 
 

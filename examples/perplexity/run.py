@@ -114,14 +114,51 @@ PRESETS = {
     ),
     # the cpu preset's model, 10,000 steps × 16 × 128 = 20.5M tokens per model
     "cpu-long": Preset(
-        8000, 2, 4, 128, 128, 0.1, 16, 2e-3, 2e-4, 100, 10000, 3, None, 1000, None, False, 1024,
-        1000, arms=("plain-unigram", "brahmic_pua-unigram"), checkpoint_from=50, estimate=True,
+        8000,
+        2,
+        4,
+        128,
+        128,
+        0.1,
+        16,
+        2e-3,
+        2e-4,
+        100,
+        10000,
+        3,
+        None,
+        1000,
+        None,
+        False,
+        1024,
+        1000,
+        arms=("plain-unigram", "brahmic_pua-unigram"),
+        checkpoint_from=50,
+        estimate=True,
     ),
     "paper": Preset(
-        8000, 6, 6, 384, 256, 0.2, 64, 1e-3, 1e-4, 100, 5000, 3, None, 3000, None, False, 2048,
-        1000, checkpoint_from=50, estimate=True,
+        8000,
+        6,
+        6,
+        384,
+        256,
+        0.2,
+        64,
+        1e-3,
+        1e-4,
+        100,
+        5000,
+        3,
+        None,
+        3000,
+        None,
+        False,
+        2048,
+        1000,
+        checkpoint_from=50,
+        estimate=True,
     ),
-}  # fmt: skip
+}
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -340,11 +377,17 @@ def settings(args: argparse.Namespace) -> Preset:
     """The preset with the command line's overrides."""
     preset = PRESETS[args.preset]
     overrides: dict[str, Any] = {
-        "vocab_size": args.vocab_size, "steps": args.steps, "seeds": args.seeds,
-        "train_lines": args.train_lines, "heldout_lines": args.heldout_lines,
-        "budget_minutes": args.budget_minutes, "sample_tokens": args.sample_tokens,
-        "bootstrap": args.bootstrap, "batch": args.batch, "warmup": args.warmup,
-    }  # fmt: skip
+        "vocab_size": args.vocab_size,
+        "steps": args.steps,
+        "seeds": args.seeds,
+        "train_lines": args.train_lines,
+        "heldout_lines": args.heldout_lines,
+        "budget_minutes": args.budget_minutes,
+        "sample_tokens": args.sample_tokens,
+        "bootstrap": args.bootstrap,
+        "batch": args.batch,
+        "warmup": args.warmup,
+    }
     if args.lr is not None:
         if not args.lr > 0:
             raise SystemExit(f"--lr must be above 0, not {args.lr}")
@@ -414,9 +457,13 @@ def language_metrics(nll: list[float], n_bytes: int, n_chars: int) -> dict[str, 
     if not math.isclose(bpb, identity, rel_tol=1e-9):
         raise AssertionError(f"bits per byte {bpb} != tokens/bytes × log2(ppl) {identity}")
     return {
-        "nll_nats": total, "tokens": len(nll), "ppl": ppl, "bits_per_byte": bpb,
-        "bits_per_char": metrics.bits_per_char(total, n_chars), "identity_rhs": identity,
-    }  # fmt: skip
+        "nll_nats": total,
+        "tokens": len(nll),
+        "ppl": ppl,
+        "bits_per_byte": bpb,
+        "bits_per_char": metrics.bits_per_char(total, n_chars),
+        "identity_rhs": identity,
+    }
 
 
 def arm_steps(cfg: Preset, regime: str, tokens_per_byte: dict[str, float]) -> dict[str, int]:
@@ -465,9 +512,12 @@ def size_run(
     left = sum(max(cfg.steps - t, 0) for t in taken)
     estimate = elapsed + left * step_tokens / rate + runs * eval_seconds
     finish = time.strftime("%H:%M:%S", time.localtime(time.time() + estimate - elapsed))
-    print(f"estimate: {cfg.steps} steps per model, {runs} model(s) to train "
-          f"({left:,} steps left), {estimate / 60:.1f} min in all "
-          f"({estimate / 3600:.1f} h), finishing about {finish}", file=sys.stderr)  # fmt: skip
+    print(
+        f"estimate: {cfg.steps} steps per model, {runs} model(s) to train "
+        f"({left:,} steps left), {estimate / 60:.1f} min in all "
+        f"({estimate / 3600:.1f} h), finishing about {finish}",
+        file=sys.stderr,
+    )
     if cfg.budget_minutes is not None and estimate > cfg.budget_minutes * 60:
         raise SystemExit(
             f"estimated {estimate / 60:.1f} min exceeds --budget-minutes {cfg.budget_minutes}; "
@@ -560,9 +610,14 @@ def run_seed(
     step_tokens = cfg.batch * cfg.context
 
     def save() -> None:
-        _save_state(state_file, trainer.state_dict() | {
-            "checkpoints": checkpoints, "train_seconds": seconds,
-        })  # fmt: skip
+        _save_state(
+            state_file,
+            trainer.state_dict()
+            | {
+                "checkpoints": checkpoints,
+                "train_seconds": seconds,
+            },
+        )
         _write_json(folder / "progress.json", {"step": trainer.step, "steps": steps})
 
     while trainer.step < steps:
@@ -574,33 +629,44 @@ def run_seed(
         seconds += time.perf_counter() - start
         step = trainer.step
         if (step - 1) % every == 0 or step == steps:
-            print(f"  {arm.name} seed {seed}: step {step}/{steps} loss {loss:.3f}",
-                  file=sys.stderr)  # fmt: skip
+            print(f"  {arm.name} seed {seed}: step {step}/{steps} loss {loss:.3f}", file=sys.stderr)
         if step in scoring.marks and step < steps:
             nll = score(model, scoring.checkpoint, device)
-            checkpoints.append({
-                "step": step, "tokens_seen": step * step_tokens,
-                "lines": per_line(nll, scoring.checkpoint_rows),
-            })  # fmt: skip
+            checkpoints.append(
+                {
+                    "step": step,
+                    "tokens_seen": step * step_tokens,
+                    "lines": per_line(nll, scoring.checkpoint_rows),
+                }
+            )
             save()
         elif step % save_every == 0 and step < steps:
             save()
     nll = score(model, scoring.heldout, device)
     lines = len(scoring.checkpoint_rows)
     first = sum(len(row) + 1 for row in scoring.checkpoint_rows)  # the checkpoint lines' tokens
-    checkpoints.append({
-        "step": steps, "tokens_seen": steps * step_tokens,
-        "lines": per_line(nll[:first], scoring.checkpoint_rows)[:lines],
-    })  # fmt: skip
+    checkpoints.append(
+        {
+            "step": steps,
+            "tokens_seen": steps * step_tokens,
+            "lines": per_line(nll[:first], scoring.checkpoint_rows)[:lines],
+        }
+    )
     generated = sample(model, int(arm.processor.eos_id()), cfg.sample_tokens, seed, device)
     tokens_seen = steps * step_tokens
     record = {
-        "seed": seed, "steps": steps, "nll": nll, "samples": sample_metrics(arm, generated),
-        "train_seconds": seconds, "loss_curve": trainer.losses,
-        "parameters": parameter_count(model), "tokens_seen": tokens_seen,
+        "seed": seed,
+        "steps": steps,
+        "nll": nll,
+        "samples": sample_metrics(arm, generated),
+        "train_seconds": seconds,
+        "loss_curve": trainer.losses,
+        "parameters": parameter_count(model),
+        "tokens_seen": tokens_seen,
         "bytes_seen": tokens_seen * train_bpt,
-        "flops": 6 * parameter_count(model) * tokens_seen, "checkpoints": checkpoints,
-    }  # fmt: skip
+        "flops": 6 * parameter_count(model) * tokens_seen,
+        "checkpoints": checkpoints,
+    }
     torch.save(model.state_dict(), folder / "model.pt")
     _write_json(done, record)
     state_file.unlink(missing_ok=True)
@@ -646,9 +712,8 @@ def check_request(path: Path, request: dict[str, Any]) -> dict[str, Any] | None:
     stored: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     if stored["request"] != request:
         keys = sorted(
-            k for k in {*stored["request"], *request}
-            if stored["request"].get(k) != request.get(k)
-        )  # fmt: skip
+            k for k in {*stored["request"], *request} if stored["request"].get(k) != request.get(k)
+        )
         raise SystemExit(
             f"{path.parent.parent} holds a run with other options ({', '.join(keys)}: "
             f"{[stored['request'].get(k) for k in keys]} there, {[request.get(k) for k in keys]} "
@@ -684,11 +749,14 @@ def ngram_table(
             bpb = math.fsum(bits) / sum(sizes)
             seconds = time.perf_counter() - start
             row["orders"][str(order)] = {
-                "bits_per_byte": bpb, "seconds": seconds,
+                "bits_per_byte": bpb,
+                "seconds": seconds,
                 "discounts": [list(level.discounts) for level in model.levels],
-            }  # fmt: skip
-            print(f"  {arm.name} {order}-gram: {bpb:.4f} bits per byte ({seconds:.1f} s)",
-                  file=sys.stderr)  # fmt: skip
+            }
+            print(
+                f"  {arm.name} {order}-gram: {bpb:.4f} bits per byte ({seconds:.1f} s)",
+                file=sys.stderr,
+            )
         table[arm.name] = row
     for arm in arms:
         base = f"plain-{arm.model_type}"
@@ -699,8 +767,11 @@ def ngram_table(
             diff = [a - b for a, b in zip(ours, theirs, strict=True)]
             point, low, high = bootstrap_ratio(diff, sizes, resamples, seed=0)
             table[arm.name]["orders"][str(order)]["gap"] = {
-                "mean": point, "low": low, "high": high, "baseline": base,
-            }  # fmt: skip
+                "mean": point,
+                "low": low,
+                "high": high,
+                "baseline": base,
+            }
     return table
 
 
@@ -724,10 +795,12 @@ def main(argv: list[str] | None = None) -> None:
     heldout_line_bytes = line_bytes(heldout)
     train_bytes = text_size(train_text)[0]
     tokenizer_request = {
-        "vocab_size": cfg.vocab_size, "train_lines": cfg.train_lines,
-        "train_extra": sorted(args.train_extra), "train_sources": train_sources,
+        "vocab_size": cfg.vocab_size,
+        "train_lines": cfg.train_lines,
+        "train_extra": sorted(args.train_extra),
+        "train_sources": train_sources,
         "train_bytes": train_bytes,
-    }  # fmt: skip
+    }
     check_request(out / "tokenizers" / "request.json", tokenizer_request)
     arms = [train_arm(ARM_SPECS[n], train_text, cfg.vocab_size, out / "tokenizers") for n in names]
     (out / "tokenizers").mkdir(parents=True, exist_ok=True)
@@ -739,29 +812,44 @@ def main(argv: list[str] | None = None) -> None:
     }  # NSL vs spm with its default options, for every arm
     o200k = o200k_rows(heldout)
     tokenizers = {
-        arm.name: tokenizer_metrics(arm, plain[arm.model_type], heldout, o200k,
-                                    stock[arm.model_type])
+        arm.name: tokenizer_metrics(
+            arm, plain[arm.model_type], heldout, o200k, stock[arm.model_type]
+        )
         for arm in arms
-    }  # fmt: skip
+    }
     base_settings: dict[str, Any] = {
-        "preset": args.preset, "vocab_size": cfg.vocab_size,
-        "train": {"sources": train_sources, "extra": args.train_extra,
-                  "lines": len(train_text), "bytes": train_bytes},
-        "heldout": {"source": ", ".join(map(str, args.heldout or [])) or "te.extra.txt (tail, "
-                    "news)", "lines": len(heldout), "bytes": n_bytes, "characters": n_chars},
-        "arms": names, "arm_notes": {n: ARM_SPECS[n].note for n in names},
-        "stock_baseline": args.stock_baseline, "o200k": o200k is not None,
-    }  # fmt: skip
+        "preset": args.preset,
+        "vocab_size": cfg.vocab_size,
+        "train": {
+            "sources": train_sources,
+            "extra": args.train_extra,
+            "lines": len(train_text),
+            "bytes": train_bytes,
+        },
+        "heldout": {
+            "source": ", ".join(map(str, args.heldout or [])) or "te.extra.txt (tail, news)",
+            "lines": len(heldout),
+            "bytes": n_bytes,
+            "characters": n_chars,
+        },
+        "arms": names,
+        "arm_notes": {n: ARM_SPECS[n].note for n in names},
+        "stock_baseline": args.stock_baseline,
+        "o200k": o200k is not None,
+    }
     ngrams = None
     if args.ngram or args.ngram_only:
         ngrams = ngram_table(arms, train_text, heldout, args.ngram_orders, cfg.bootstrap)
     results: dict[str, Any]
     if args.ngram_only:
         results = {
-            "settings": base_settings, "tokenizers": tokenizers, "ngram": ngrams,
-            "versions": _versions(), "machine": _machine(),
+            "settings": base_settings,
+            "tokenizers": tokenizers,
+            "ngram": ngrams,
+            "versions": _versions(),
+            "machine": _machine(),
             "wall_seconds": time.perf_counter() - started,
-        }  # fmt: skip
+        }
         _write_results(out, results, ngram_markdown(results))
         return
     streams = {a.name: torch.tensor(a.stream(train_text), dtype=torch.long) for a in arms}
@@ -769,33 +857,50 @@ def main(argv: list[str] | None = None) -> None:
     tokens_per_byte = {name: len(s) / train_bytes for name, s in streams.items()}
     checkpoint_lines = heldout[: args.checkpoint_lines]
     request = {
-        "preset": args.preset, "regime": args.regime,
-        **{k: v for k, v in asdict(cfg).items()
-           if k not in ("seeds", "bootstrap", "budget_minutes", "arms")},
+        "preset": args.preset,
+        "regime": args.regime,
+        **{
+            k: v
+            for k, v in asdict(cfg).items()
+            if k not in ("seeds", "bootstrap", "budget_minutes", "arms")
+        },
         "tokenizers": tokenizer_request,
-        "heldout": [str(p) for p in args.heldout or []], "heldout_lines": cfg.heldout_lines,
-        "checkpoints": args.checkpoints, "checkpoint_lines": len(checkpoint_lines),
+        "heldout": [str(p) for p in args.heldout or []],
+        "heldout_lines": cfg.heldout_lines,
+        "checkpoints": args.checkpoints,
+        "checkpoint_lines": len(checkpoint_lines),
         "arms": sorted(names) if args.regime == "bytes" else None,
-    }  # fmt: skip
+    }
     state_dir = out / "state"
     stored = check_request(state_dir / "run.json", request)
     if stored is not None:  # the sizes the earlier run chose (calibration included)
         cfg = replace(
             Preset(**{**stored["settings"], "arms": tuple(stored["settings"]["arms"])}),
-            seeds=cfg.seeds, bootstrap=cfg.bootstrap, budget_minutes=cfg.budget_minutes,
+            seeds=cfg.seeds,
+            bootstrap=cfg.bootstrap,
+            budget_minutes=cfg.budget_minutes,
             calibrate=False,
-        )  # fmt: skip
+        )
         print(f"resuming the run in {out} ({cfg.steps} steps per model)", file=sys.stderr)
     if args.so_far:
         if stored is None:
-            raise SystemExit(f"--so-far: {out} holds no run begun with these options; give "
-                             "the --out and options of a run in progress")  # fmt: skip
-        report_so_far(out, arms, cfg, arm_steps(cfg, args.regime, tokens_per_byte),
-                      line_bytes(checkpoint_lines), len(checkpoint_lines))  # fmt: skip
+            raise SystemExit(
+                f"--so-far: {out} holds no run begun with these options; give "
+                "the --out and options of a run in progress"
+            )
+        report_so_far(
+            out,
+            arms,
+            cfg,
+            arm_steps(cfg, args.regime, tokens_per_byte),
+            line_bytes(checkpoint_lines),
+            len(checkpoint_lines),
+        )
         return
     if args.only_seeds is not None and not all(0 <= k < cfg.seeds for k in args.only_seeds):
-        raise SystemExit(f"--only-seeds: each seed must be from 0 to {cfg.seeds - 1} "
-                         f"(--seeds is {cfg.seeds})")  # fmt: skip
+        raise SystemExit(
+            f"--only-seeds: each seed must be from 0 to {cfg.seeds - 1} (--seeds is {cfg.seeds})"
+        )
     chosen = sorted(set(args.only_seeds)) if args.only_seeds is not None else range(cfg.seeds)
     taken = []
     for arm in arms:
@@ -818,18 +923,28 @@ def main(argv: list[str] | None = None) -> None:
         for arm in arms:
             rows = arm.encode(checkpoint_lines)
             scoring = Scoring(
-                heldout_streams[arm.name], arm.stream(checkpoint_lines, lead=True), rows,
+                heldout_streams[arm.name],
+                arm.stream(checkpoint_lines, lead=True),
+                rows,
                 checkpoint_steps(steps[arm.name], cfg.checkpoint_from, args.checkpoints),
-            )  # fmt: skip
+            )
             print(f"{arm.name} seed {seed}: {steps[arm.name]} steps", file=sys.stderr)
             folder = state_dir / arm.name / f"seed{seed}"
             try:
                 with model_lock(folder):
                     record = run_seed(
-                        arm, seed, cfg, steps[arm.name], streams[arm.name], scoring,
-                        1 / tokens_per_byte[arm.name], args.device, folder, budget,
+                        arm,
+                        seed,
+                        cfg,
+                        steps[arm.name],
+                        streams[arm.name],
+                        scoring,
+                        1 / tokens_per_byte[arm.name],
+                        args.device,
+                        folder,
+                        budget,
                         args.save_every,
-                    )  # fmt: skip
+                    )
             except Busy as busy:
                 if args.only_seeds is None:  # a report needs every model
                     raise SystemExit(f"{busy}: wait for that run to end, then report") from None
@@ -837,15 +952,20 @@ def main(argv: list[str] | None = None) -> None:
                 skipped.append(f"{arm.name} seed {seed}")
                 continue
             if record is None:
-                print(f"stopped after --stop-after-steps {args.stop_after_steps} steps, "
-                      f"state saved in {state_dir}; the same command resumes",
-                      file=sys.stderr)  # fmt: skip
+                print(
+                    f"stopped after --stop-after-steps {args.stop_after_steps} steps, "
+                    f"state saved in {state_dir}; the same command resumes",
+                    file=sys.stderr,
+                )
                 return
             records[arm.name].append(record)
     if args.only_seeds is not None:
         others = f" (except {', '.join(skipped)}, which other runs are training)" if skipped else ""
-        print(f"seeds {', '.join(map(str, chosen))} finished{others}; the same command "
-              "without --only-seeds reports every finished seed", file=sys.stderr)  # fmt: skip
+        print(
+            f"seeds {', '.join(map(str, chosen))} finished{others}; the same command "
+            "without --only-seeds reports every finished seed",
+            file=sys.stderr,
+        )
         return
     results = {"arms": {}}
     per_seed_bpb: dict[str, list[float]] = {}
@@ -857,8 +977,9 @@ def main(argv: list[str] | None = None) -> None:
         runs = records[arm.name]
         rows = arm.encode(heldout)
         per_seed_lines[arm.name] = [per_line(r["nll"], rows) for r in runs]
-        mean_nll[arm.name] = [math.fsum(v) / len(v) for v in zip(*(r["nll"] for r in runs),
-                                                                  strict=True)]  # fmt: skip
+        mean_nll[arm.name] = [
+            math.fsum(v) / len(v) for v in zip(*(r["nll"] for r in runs), strict=True)
+        ]
         trajectories[arm.name] = {}
         for r in runs:
             for c in r["checkpoints"]:
@@ -873,20 +994,29 @@ def main(argv: list[str] | None = None) -> None:
         generated = [r["samples"] for r in runs]
         seeds = [
             {k: v for k, v in r.items() if k not in ("nll", "checkpoints")}
-            | {"checkpoints": [
-                {"step": c["step"], "tokens_seen": c["tokens_seen"],
-                 "bits_per_byte": checkpoint_bits_per_byte(c["lines"], checkpoint_bytes)}
-                for c in r["checkpoints"]]}
+            | {
+                "checkpoints": [
+                    {
+                        "step": c["step"],
+                        "tokens_seen": c["tokens_seen"],
+                        "bits_per_byte": checkpoint_bits_per_byte(c["lines"], checkpoint_bytes),
+                    }
+                    for c in r["checkpoints"]
+                ]
+            }
             | s
             for r, s in zip(runs, scored, strict=True)
-        ]  # fmt: skip
+        ]
         results["arms"][arm.name] = {
             "tokenizer": tokenizers[arm.name],
             "train_tokens_per_byte": tokens_per_byte[arm.name],
             "compute": {
-                "steps": steps[arm.name], "tokens_seen": first["tokens_seen"],
-                "bytes_seen": first["bytes_seen"], "parameters": first["parameters"],
-                "flops": first["flops"], "train_seconds": train_seconds,
+                "steps": steps[arm.name],
+                "tokens_seen": first["tokens_seen"],
+                "bytes_seen": first["bytes_seen"],
+                "parameters": first["parameters"],
+                "flops": first["flops"],
+                "train_seconds": train_seconds,
                 "tokens_per_second": first["tokens_seen"] / max(train_seconds, 1e-9),
                 "epochs": first["tokens_seen"] / len(streams[arm.name]),
             },
@@ -894,18 +1024,24 @@ def main(argv: list[str] | None = None) -> None:
                 "tokens": sum(g["tokens"] for g in generated),
                 "orphan_marks_per_1000": math.fsum(
                     g["orphan_marks_per_1000"] * g["tokens"] for g in generated
-                ) / max(sum(g["tokens"] for g in generated), 1),  # pooled over seeds
+                )
+                / max(sum(g["tokens"] for g in generated), 1),  # pooled over seeds
                 "snippet": generated[0]["snippet"],
             },
             "checkpoints": [
-                {"step": step, "tokens_seen": c["tokens_seen"],
-                 **_summary([checkpoint_bits_per_byte(x, checkpoint_bytes) for x in c["lines"]])}
+                {
+                    "step": step,
+                    "tokens_seen": c["tokens_seen"],
+                    **_summary([checkpoint_bits_per_byte(x, checkpoint_bytes) for x in c["lines"]]),
+                }
                 for step, c in sorted(trajectories[arm.name].items())
             ],
             "seeds": seeds,
-            **{key: _summary([s[key] for s in scored])
-               for key in ("ppl", "bits_per_byte", "bits_per_char")},
-        }  # fmt: skip
+            **{
+                key: _summary([s[key] for s in scored])
+                for key in ("ppl", "bits_per_byte", "bits_per_char")
+            },
+        }
     results["differences"] = {
         arm.name: difference(arm, per_seed_bpb, per_seed_lines, heldout_line_bytes, cfg.bootstrap)
         | {"round_trip_rate": results["arms"][arm.name]["tokenizer"]["round_trip_rate"]}
@@ -914,31 +1050,39 @@ def main(argv: list[str] | None = None) -> None:
     }
     results["trend"] = {
         arm.name: gap_trend(
-            trajectories[arm.name], trajectories[f"plain-{arm.model_type}"], checkpoint_bytes,
-            cfg.bootstrap, min(cfg.warmup, steps[arm.name]),
+            trajectories[arm.name],
+            trajectories[f"plain-{arm.model_type}"],
+            checkpoint_bytes,
+            cfg.bootstrap,
+            min(cfg.warmup, steps[arm.name]),
             results["arms"][arm.name]["compute"]["parameters"],
-        ) | {"baseline": f"plain-{arm.model_type}"}
+        )
+        | {"baseline": f"plain-{arm.model_type}"}
         for arm in arms
         if arm.kind != "plain"
-    }  # fmt: skip
+    }
     results["attribution"] = attribution(arms, heldout, train_text, mean_nll)
     if ngrams is not None:
         results["ngram"] = ngrams
     results["identity_check"] = all(
         math.isclose(s["bits_per_byte"], s["identity_rhs"], rel_tol=1e-9)
-        for arm in results["arms"].values() for s in arm["seeds"]
-    )  # fmt: skip
+        for arm in results["arms"].values()
+        for s in arm["seeds"]
+    )
     results["settings"] = base_settings | {
-        "regime": args.regime, **asdict(cfg), "arms": names,
+        "regime": args.regime,
+        **asdict(cfg),
+        "arms": names,
         "seeds": list(range(cfg.seeds)),
         "model": f"{cfg.layers} layers, {cfg.heads} heads, width {cfg.width}, context "
-                 f"{cfg.context}, dropout {cfg.dropout}, batch {cfg.batch}, AdamW lr {cfg.lr} "
-                 f"cosine to {cfg.min_lr}, warmup {cfg.warmup}",
-        "threads": args.threads, "device": args.device,
+        f"{cfg.context}, dropout {cfg.dropout}, batch {cfg.batch}, AdamW lr {cfg.lr} "
+        f"cosine to {cfg.min_lr}, warmup {cfg.warmup}",
+        "threads": args.threads,
+        "device": args.device,
         "checkpoint_lines": len(checkpoint_lines),
         "checkpoint_bytes": sum(checkpoint_bytes),
         "out": str(out),
-    }  # fmt: skip
+    }
     results["versions"] = _versions()
     results["machine"] = _machine()
     results["undertrained"] = UNDERTRAINED
@@ -965,23 +1109,36 @@ def report_so_far(
             continue
         parameters = parameter_count(GPT(gpt_config(cfg, arm.vocab_size)))
         trends[arm.name] = trend_so_far(
-            out / "state", arm.name, f"plain-{arm.model_type}", cfg.seeds,
-            checkpoint_bytes, cfg.bootstrap, min(cfg.warmup, steps[arm.name]), parameters,
-        )  # fmt: skip
+            out / "state",
+            arm.name,
+            f"plain-{arm.model_type}",
+            cfg.seeds,
+            checkpoint_bytes,
+            cfg.bootstrap,
+            min(cfg.warmup, steps[arm.name]),
+            parameters,
+        )
     results = {
         "trend": trends,
-        "settings": {"checkpoint_lines": checkpoint_lines,
-                     "checkpoint_bytes": sum(checkpoint_bytes), "steps": steps,
-                     "seeds": cfg.seeds},
-    }  # fmt: skip
+        "settings": {
+            "checkpoint_lines": checkpoint_lines,
+            "checkpoint_bytes": sum(checkpoint_bytes),
+            "steps": steps,
+            "seeds": cfg.seeds,
+        },
+    }
     section = trend_section(results)
     if not section:
         section = ["", "No step has been scored by both arms of a pair yet."]
     plotted = _plot_trend(trends, out / "gap_trend_so_far.png")
-    table = "\n".join([
-        f"# The gap so far ({out}, models of {max(steps.values()):,} steps, {cfg.seeds} seeds)",
-        *section, *(["", plotted] if plotted else []), "",
-    ])  # fmt: skip
+    table = "\n".join(
+        [
+            f"# The gap so far ({out}, models of {max(steps.values()):,} steps, {cfg.seeds} seeds)",
+            *section,
+            *(["", plotted] if plotted else []),
+            "",
+        ]
+    )
     _write_results(out, results, table, stem="so_far")
 
 
@@ -1011,17 +1168,20 @@ def attribution(
 
 def _versions() -> dict[str, str]:
     return {
-        "python": platform.python_version(), "torch": torch.__version__,
-        "sentencepiece": sentencepiece.__version__, "brahmic_pua": brahmic_pua.__version__,
-    }  # fmt: skip
+        "python": platform.python_version(),
+        "torch": torch.__version__,
+        "sentencepiece": sentencepiece.__version__,
+        "brahmic_pua": brahmic_pua.__version__,
+    }
 
 
 def _machine() -> dict[str, Any]:
     return {
-        "platform": platform.platform(), "processor": platform.processor(),
+        "platform": platform.platform(),
+        "processor": platform.processor(),
         "cpu_count": os.cpu_count(),
         "cuda": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None,
-    }  # fmt: skip
+    }
 
 
 def _write_results(out: Path, results: dict[str, Any], table: str, stem: str = "results") -> None:
@@ -1077,19 +1237,24 @@ def _plot(results: dict[str, Any], out: Path) -> str:
     arms = results["arms"]
     bpb = [arms[n]["bits_per_byte"] for n in arms]
     bar_chart(
-        out / "bits_per_byte.png", list(arms), [b["mean"] for b in bpb],
-        [b["low"] for b in bpb], [b["high"] for b in bpb],
+        out / "bits_per_byte.png",
+        list(arms),
+        [b["mean"] for b in bpb],
+        [b["low"] for b in bpb],
+        [b["high"] for b in bpb],
         "held-out bits per byte, mean and 95% t-interval over seeds",
-    )  # fmt: skip
+    )
     curves = {}
     for name, arm in arms.items():
         seeds = [s["loss_curve"] for s in arm["seeds"]]
         scale = arm["train_tokens_per_byte"] / math.log(2) / len(seeds)
         curves[name] = [math.fsum(step) * scale for step in zip(*seeds, strict=True)]
     line_chart(
-        out / "training_curves.png", curves,
-        "training loss in bits per byte (mean over seeds, smoothed)", "step",
-    )  # fmt: skip
+        out / "training_curves.png",
+        curves,
+        "training loss in bits per byte (mean over seeds, smoothed)",
+        "step",
+    )
     note = (
         "Plots: bits_per_byte.png (per-arm held-out bits per byte with 95% t-intervals over "
         "seeds; its axis does not start at 0) and training_curves.png (training loss per "
@@ -1106,19 +1271,24 @@ def _plot_trend(trend: dict[str, Any], path: Path) -> str:
     if not trends:
         return ""
     series = {
-        name: [(math.log10(c["tokens_seen"]), c["gap"], c["bootstrap"]["low"],
-                c["bootstrap"]["high"]) for c in t["checkpoints"]]
+        name: [
+            (math.log10(c["tokens_seen"]), c["gap"], c["bootstrap"]["low"], c["bootstrap"]["high"])
+            for c in t["checkpoints"]
+        ]
         for name, t in trends.items()
-    }  # fmt: skip
+    }
     fits = {
         name: (t["fit"]["intercept"], t["fit"]["slope"])
-        for name, t in trends.items() if "slope" in t["fit"]
-    }  # fmt: skip
+        for name, t in trends.items()
+        if "slope" in t["fit"]
+    }
     trend_chart(
-        path, series, fits,
+        path,
+        series,
+        fits,
         "bits per byte, arm - plain, at each checkpoint (line bootstrap 95%), and the fit",
         "log10 tokens seen",
-    )  # fmt: skip
+    )
     return (
         f"{path.name}: the gap to the plain arm of the same type at each checkpoint "
         "against log10(tokens seen), whiskers the line bootstrap's 95% interval, the "

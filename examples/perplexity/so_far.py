@@ -40,7 +40,7 @@ def paired(state_dir: Path, arm: str, base: str, seeds: int) -> tuple[Trajectory
         (name, seed): {c["step"]: c for c in saved_checkpoints(state_dir / name / f"seed{seed}")}
         for name in (arm, base)
         for seed in range(seeds)
-    }  # fmt: skip
+    }
     ours: Trajectory = {}
     theirs: Trajectory = {}
     steps = sorted({step for per_step in got.values() for step in per_step})
@@ -51,8 +51,9 @@ def paired(state_dir: Path, arm: str, base: str, seeds: int) -> tuple[Trajectory
         tokens = got[arm, both[0]][step]["tokens_seen"]
         ours[step] = {"tokens_seen": tokens, "lines": [got[arm, s][step]["lines"] for s in both]}
         theirs[step] = {
-            "tokens_seen": tokens, "lines": [got[base, s][step]["lines"] for s in both],
-        }  # fmt: skip
+            "tokens_seen": tokens,
+            "lines": [got[base, s][step]["lines"] for s in both],
+        }
     return ours, theirs
 
 

@@ -69,21 +69,32 @@ def gap_trend(
         b = [checkpoint_bits_per_byte(s, line_bytes) for s in theirs]
         mean, low, high = paired_difference(a, b)
         bits = [
-            (math.fsum(s[i] for s in ours) / len(ours) - math.fsum(s[i] for s in theirs)
-             / len(theirs)) / math.log(2)
+            (
+                math.fsum(s[i] for s in ours) / len(ours)
+                - math.fsum(s[i] for s in theirs) / len(theirs)
+            )
+            / math.log(2)
             for i in range(len(line_bytes))
-        ]  # fmt: skip
+        ]
         per_line_bits[step] = bits
         point, boot_low, boot_high = bootstrap_ratio(bits, line_bytes, resamples, seed=0)
         plain = math.fsum(b) / len(b)
         tokens = arm[step]["tokens_seen"]
-        rows.append({
-            "step": step, "seeds": len(ours), "tokens_seen": tokens,
-            "flops": 6 * parameters * tokens,
-            "arm_bits_per_byte": math.fsum(a) / len(a), "plain_bits_per_byte": plain,
-            "gap": mean, "low": low, "high": high, "relative": mean / plain,
-            "bootstrap": {"mean": point, "low": boot_low, "high": boot_high},
-        })  # fmt: skip
+        rows.append(
+            {
+                "step": step,
+                "seeds": len(ours),
+                "tokens_seen": tokens,
+                "flops": 6 * parameters * tokens,
+                "arm_bits_per_byte": math.fsum(a) / len(a),
+                "plain_bits_per_byte": plain,
+                "gap": mean,
+                "low": low,
+                "high": high,
+                "relative": mean / plain,
+                "bootstrap": {"mean": point, "low": boot_low, "high": boot_high},
+            }
+        )
     fitted = [r for r in rows if r["step"] >= fit_from]
     return {"checkpoints": rows, "fit": fit(fitted, per_line_bits, line_bytes, resamples)}
 
@@ -128,9 +139,17 @@ def fit(
         if x0 > xs[-1] and "shrinks" in verdict:
             crossing = 10**x0 if x0 < 300 else math.inf
     return {
-        "points": len(rows), "x": "log10(tokens seen)", "slope": slope, "intercept": intercept,
-        "low": low, "high": high, "bootstrap": {"low": boot_low, "high": boot_high},
+        "points": len(rows),
+        "x": "log10(tokens seen)",
+        "slope": slope,
+        "intercept": intercept,
+        "low": low,
+        "high": high,
+        "bootstrap": {"low": boot_low, "high": boot_high},
         "relative_slope": slope / rows[-1]["plain_bits_per_byte"],
-        "from_tokens": rows[0]["tokens_seen"], "to_tokens": rows[-1]["tokens_seen"],
-        "verdict": verdict, "zero_crossing_tokens": crossing, "caveat": TREND_CAVEAT,
-    }  # fmt: skip
+        "from_tokens": rows[0]["tokens_seen"],
+        "to_tokens": rows[-1]["tokens_seen"],
+        "verdict": verdict,
+        "zero_crossing_tokens": crossing,
+        "caveat": TREND_CAVEAT,
+    }
