@@ -13,7 +13,10 @@ import importlib.util
 import os
 import random
 import signal
+import subprocess
+import sys
 import warnings
+import xml.etree.ElementTree as ElementTree
 from functools import cache
 from pathlib import Path
 
@@ -68,6 +71,47 @@ def peer_suite(folder: str) -> Path:
     if os.environ.get("CI"):
         pytest.fail(f"CI is set but the {reason}", pytrace=False)
     pytest.skip(reason)
+
+
+def peer_outcomes(
+    folder: Path, *args: str, env: dict[str, str] | None = None
+) -> list[tuple[str, str, str]]:
+    """(class name, test name, outcome) of each test an outside suite runs in its own pytest
+    process over ``folder`` (``args``: its files and selections; ``env``: its environment),
+    from the JUnit report, our own plugins and options off. A test with a failure or an error
+    among its parts (subtests) is "failed", one with only skips "skipped", else "passed"."""
+    report = folder / "report.xml"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:xdist",
+            "-o",
+            "addopts=",
+            "--rootdir",
+            str(folder),
+            f"--junitxml={report}",
+            *args,
+        ],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    assert report.exists(), done.stdout[-3000:] + done.stderr[-3000:]
+    found = []
+    for case in ElementTree.parse(report).iter("testcase"):
+        kinds = {child.tag for child in case} & {"failure", "error", "skipped"}
+        outcome = "failed" if kinds - {"skipped"} else "skipped" if kinds else "passed"
+        found.append((str(case.get("classname")), str(case.get("name")), outcome))
+    return found
 
 
 #: The samples that ship with the package (brahmic_pua/data/ATTRIBUTION.md): Telugu and Hindi

@@ -22,13 +22,10 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
-import subprocess
-import sys
-import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 import pytest
-from conftest import peer_suite, require_extra, sample
+from conftest import peer_outcomes, peer_suite, require_extra, sample
 
 #: The test classes over the mixin: ours and transformers' SentencePieceBackend, per model pair.
 SUITE = """import unittest
@@ -89,45 +86,16 @@ def theirs(pad: str) -> str:
 
 
 def _run(folder: Path) -> dict[str, dict[str, str]]:
-    """Each test's outcome (passed, failed, skipped), by class, in a pytest process."""
-    report = folder / "report.xml"
+    """Each test's outcome (passed, failed, skipped), by class, in a pytest process (a test
+    one of whose subtests skipped is "skipped" here; the terminal says passed)."""
     environment = {
         **os.environ,
         "HF_HUB_OFFLINE": "1",
         "HF_MODULES_CACHE": str(folder / "modules"),
     }
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "-p",
-            "no:xdist",
-            "-o",
-            "addopts=",
-            "--rootdir",
-            str(folder),
-            f"--junitxml={report}",
-            "tests/test_mixin_on_both.py",
-        ],
-        cwd=folder,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
-    assert report.exists(), done.stdout[-3000:] + done.stderr[-3000:]
     outcomes: dict[str, dict[str, str]] = {}
-    for case in ElementTree.parse(report).iter("testcase"):
-        # a test one of whose subtests skipped is "skipped" here (the terminal says passed)
-        kinds = {child.tag for child in case} & {"failure", "error", "skipped"}
-        outcome = "failed" if kinds - {"skipped"} else "skipped" if kinds else "passed"
-        cls = str(case.get("classname")).rsplit(".", 1)[-1]
-        outcomes.setdefault(cls, {})[str(case.get("name"))] = outcome
+    for cls, name, outcome in peer_outcomes(folder, "tests/test_mixin_on_both.py", env=environment):
+        outcomes.setdefault(cls.rsplit(".", 1)[-1], {})[name] = outcome
     return outcomes
 
 

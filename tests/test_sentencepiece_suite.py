@@ -10,13 +10,10 @@ changed sdist) is told apart from one of ours.
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
-import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 import pytest
-from conftest import peer_suite
+from conftest import peer_outcomes, peer_suite
 
 #: The suite's files the claim covers (gen_stubs_test.py checks stock's own stub generator).
 FILES = ("sentencepiece_test.py", "numpy_test.py", "gil_release_test.py")
@@ -86,40 +83,11 @@ def _as_brahmic_pua(source: str) -> str:
 
 
 def _run(folder: Path, *tests: str) -> dict[str, str]:
-    """Each test's outcome (passed, failed, skipped) in a pytest process over ``folder``
-    (``tests``: only those, by name)."""
-    report = folder / "report.xml"
+    """Each test's outcome (passed, failed, skipped), by ``class.name``, in a pytest process
+    over ``folder`` (``tests``: only those, by name)."""
     only = ["-k", " or ".join(tests)] if tests else []
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "-p",
-            "no:xdist",
-            "-o",
-            "addopts=",
-            "--rootdir",
-            str(folder),
-            f"--junitxml={report}",
-            *FILES,
-            *only,
-        ],
-        cwd=folder,
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
-    outcomes = {}
-    for case in ElementTree.parse(report).iter("testcase"):
-        name = f"{case.get('classname')}.{case.get('name')}"
-        kinds = {child.tag for child in case} & {"failure", "error", "skipped"}
-        outcomes[name] = "passed" if not kinds else "skipped" if "skipped" in kinds else "failed"
-    return outcomes
+    outcomes = peer_outcomes(folder, *FILES, *only)
+    return {f"{cls}.{name}": outcome for cls, name, outcome in outcomes}
 
 
 def _failures(outcomes: dict[str, str]) -> set[str]:
