@@ -93,20 +93,20 @@ def _exit_now(code: object) -> NoReturn:
 
 
 class _Group(click.Group):
-    """A subgroup (codec): its commands are :class:`~brahmic_pua.cli.common.Command` too."""
+    """A group whose commands are :class:`~brahmic_pua.cli.common.Command` (one boolean
+    grammar), and whose subgroups (codec) are such groups too."""
 
     command_class = Command
 
 
-class _Shell(click.Group):
+_Group.group_class = _Group
+
+
+class _Shell(_Group):
     """The command group as a shell tool: one-line errors, quiet broken pipes, clean signals.
-    Its commands are :class:`~brahmic_pua.cli.common.Command` (one boolean grammar).
 
     Expected errors (ValueError, OSError) become one line; anything else is a bug in
     brahmic_pua and keeps its traceback."""
-
-    command_class = Command
-    group_class = _Group
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         signal.signal(signal.SIGTERM, _terminate)
