@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 import struct
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import cache
 from typing import Any
 
@@ -112,7 +112,7 @@ def _check_codes(denormalizer: Any, codec: PUACodec) -> None:
     raise RuleError("the denormalizer maps codes together that it does not map alone")
 
 
-def _chunked(text: str, size: int, differs: Any) -> Iterator[str]:
+def _chunked(text: str, size: int, differs: Callable[[str], bool]) -> Iterator[str]:
     """The characters of the ``size``-character chunks of ``text`` for which ``differs``."""
     for start in range(0, len(text), size):
         part = text[start : start + size]
