@@ -31,7 +31,7 @@ from .common import (
 )
 
 
-def _corpus(paths: tuple[str, ...]) -> Iterator[str]:
+def corpus_lines(paths: tuple[str, ...]) -> Iterator[str]:
     """The corpus's lines, read by the one line rule (brahmic_pua.io.lines)."""
     for path in paths:
         yield from file_lines(path)
@@ -100,7 +100,7 @@ def filter_command(
             data,
             chosen,
             seeds=seeds,
-            corpus=_corpus(corpus) if corpus else None,
+            corpus=corpus_lines(corpus) if corpus else None,
             theta=theta,
             theta_per_million=theta_per_million,
             source=model_path,

@@ -19,8 +19,10 @@ import warnings
 import xml.etree.ElementTree as ElementTree
 from functools import cache
 from pathlib import Path
+from types import ModuleType
 
 import pytest
+from click.testing import CliRunner
 from hypothesis import HealthCheck, settings
 
 import brahmic_pua.data
@@ -249,7 +251,7 @@ def with_words(lines: list[str], extra: str, share: float, seed: int) -> list[st
 
 
 @pytest.fixture(scope="session")
-def plain(tmp_path_factory: pytest.TempPathFactory) -> str:
+def plain_hindi_model(tmp_path_factory: pytest.TempPathFactory) -> str:
     """A plain spm model on Hindi (the sample's held-out lines aside), trained by stock
     sentencepiece: no brahmic_pua in it."""
     import sentencepiece
@@ -293,7 +295,7 @@ CORPUS_VOCAB = 8000
 
 
 @pytest.fixture(scope="session")
-def models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+def sample_models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """Unigram and BPE models on the Telugu sample, and a Unigram model on the Telugu and
     Hindi samples ("mixed"), all but the held-out lines, trained once for every test module."""
     from brahmic_pua.trainer import train_model
@@ -337,3 +339,18 @@ def corpus_models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     train_model(sentence_iterator=iter(mixed), model_prefix=str(prefix), vocab_size=CORPUS_VOCAB)
     out["mixed"] = Path(f"{prefix}.model")
     return out
+
+
+@pytest.fixture(scope="session")  # set up before any model is trained: a skip trains none
+def hf() -> ModuleType:
+    """brahmic_pua.hf; a visible skip without transformers, a failure under CI."""
+    require_extra("transformers", "hf", "the Hugging Face tokenizer")
+    import brahmic_pua.hf
+
+    return brahmic_pua.hf
+
+
+@pytest.fixture
+def runner() -> CliRunner:
+    """A click test runner for the ``brahmic-pua`` commands."""
+    return CliRunner()

@@ -1,6 +1,6 @@
 """Plain, slow versions of the steps that training and decoding do faster, for the tests in
-test_speed_paths.py, test_shards.py and test_distributed.py: each is the straightforward
-algorithm the fast one must agree with (reading a file line by line among them).
+trainer/test_engine_fast_paths.py, integrations/test_shards.py and test_distributed.py: each is
+the straightforward algorithm the fast one must agree with (reading a file line by line among them).
 
 An oracle written again, not a caller of the code it checks: what it needs of Unicode comes from
 ``unicodedata``; of brahmic_pua it takes only public names (the limits the rules are built with,

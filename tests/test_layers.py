@@ -1,5 +1,6 @@
 """The package layout is the pipeline: a stage imports only the stages below it, and no module
-imports itself back through others, lazily or not.
+imports itself back through others, lazily or not. The tests are laid out like the code
+(``tests/<stage>/test_<module>[_<aspect>].py``) and use only the library's public names.
 
 The oracle is the source text (``ast``), not Python's import machinery: an import inside a
 function or under ``TYPE_CHECKING`` counts, because it is an arrow all the same.
@@ -121,3 +122,118 @@ def test_the_checks_see_an_upward_import_and_a_circle(tmp_path: Path) -> None:
     relative.write_text("from .layout import A\nfrom . import codec\n")
     found = _imports("brahmic_pua.codec.y", relative)
     assert {"brahmic_pua.codec.layout", "brahmic_pua.codec.codec"} <= found
+
+
+# -- the tests mirror the code ------------------------------------------------------------------
+
+TESTS = ROOT / "tests"
+#: Tests of the project as a whole, not of one module: they stand at the top of tests/.
+PROJECT_TESTS = {
+    "test_docs.py",  # every example in README.md and docs/
+    "test_examples.py",  # examples/ keep working
+    "test_experiment_tools.py",  # examples/perplexity's modules
+    "test_identity.py",  # model files byte-identical to bench/identity.json
+    "test_launch.py",  # brahmic_pua_launch.py, the console script's entry
+    "test_layers.py",  # this file
+    "test_perplexity.py",  # examples/perplexity end to end
+    "test_public_surface.py",  # brahmic_pua/__init__.py, the public namespace
+    "test_shared_readers.py",  # one reader per fact, across stages
+}
+#: Folders of tests that mirror no module: the outside suites, run unchanged.
+OUTSIDE = {"peers"}
+#: Private names a test may touch, each an outside library's hook that brahmic_pua implements.
+OUTSIDE_HOOKS = {"_tokenize"}  # transformers' PreTrainedTokenizer hook, replaced in a test
+
+
+def _stage_modules(stage: str) -> set[str]:
+    folder = ROOT / "cli" if stage == "cli" else ROOT / "brahmic_pua" / stage
+    return {p.stem for p in folder.glob("*.py") if p.stem != "__init__"}
+
+
+def misplaced_tests(tests: Path) -> list[str]:
+    """Test files that are not ``<stage>/test_<module>[_<aspect>].py`` for a module of that
+    stage, or a project-wide test at the top."""
+    wrong = []
+    for path in sorted(tests.rglob("test_*.py")):
+        relative = path.relative_to(tests)
+        if len(relative.parts) == 1:
+            if relative.name not in PROJECT_TESTS:
+                wrong.append(f"{relative}: a test of one module goes in tests/<stage>/")
+            continue
+        stage = relative.parts[0]
+        if len(relative.parts) > 2 or (stage not in LAYERS and stage not in OUTSIDE):
+            wrong.append(f"{relative}: tests/<stage>/ with a stage of {LAYERS}")
+            continue
+        if stage in OUTSIDE:
+            continue
+        name = path.stem.removeprefix("test_")
+        if not any(name == m or name.startswith(m + "_") for m in _stage_modules(stage)):
+            wrong.append(f"{relative}: no module {stage}/{name.split('_')[0]}…")
+    return wrong
+
+
+def _library_private_names() -> set[str]:
+    """Names with one leading underscore that the library defines (functions, classes,
+    methods, attributes it assigns)."""
+    names: set[str] = set()
+    for _, path in _modules():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(node.name)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                names.add(node.id)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                names.add(node.attr)
+    return {n for n in names if n.startswith("_") and not n.startswith("__")}
+
+
+def private_uses(path: Path, private: set[str]) -> list[str]:
+    """Where ``path`` imports a private name from the library or reads a private attribute
+    the library defines."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in (
+            "brahmic_pua",
+            "cli",
+        ):
+            found += [
+                f"{path.name}:{node.lineno} imports {alias.name}"
+                for alias in node.names
+                if alias.name.startswith("_") and not alias.name.startswith("__")
+            ]
+        elif (
+            isinstance(node, ast.Attribute)
+            and node.attr in private
+            and node.attr not in OUTSIDE_HOOKS
+        ):
+            found.append(f"{path.name}:{node.lineno} uses .{node.attr}")
+    return found
+
+
+def test_tests_mirror_the_code() -> None:
+    assert misplaced_tests(TESTS) == []
+
+
+def test_tests_use_only_public_names() -> None:
+    private = _library_private_names()
+    assert [
+        use for path in sorted(TESTS.rglob("*.py")) for use in private_uses(path, private)
+    ] == []
+
+
+def test_the_tree_checks_see_a_misplaced_test_and_a_private_name(tmp_path: Path) -> None:
+    """The oracle itself: a loose test, an unknown stage, a module that does not exist and a
+    private import or attribute are each found."""
+    for name in (
+        "test_loose.py",
+        "nowhere/test_x.py",
+        "codec/test_nothing.py",
+        "codec/test_codec_x.py",
+    ):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text("")
+    assert len(misplaced_tests(tmp_path)) == 3
+    source = tmp_path / "codec" / "test_codec_x.py"
+    source.write_text("from brahmic_pua.cli.filter_command import _x\nc._escape('a')\n")
+    assert len(private_uses(source, {"_escape"})) == 2
+    assert "_escape" in _library_private_names()

@@ -125,7 +125,7 @@ def test_moved_names_live_in_their_packages(name: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def brahmic(tmp_path_factory: pytest.TempPathFactory) -> str:
+def escaped_space_model(tmp_path_factory: pytest.TempPathFactory) -> str:
     """A brahmic_pua model on Telugu, with a few literal ▁ in the text (an escaped literal)."""
     lines = with_words(sample_training("te"), "▁", 0.05, 0)
     prefix = tmp_path_factory.mktemp("brahmic") / "b"
@@ -142,9 +142,11 @@ FLAGS = [
 
 
 @pytest.mark.parametrize("flags", FLAGS)
-def test_normalizer_is_stock_on_a_plain_model(plain: str, flags: dict[str, Any]) -> None:
-    ours = spm.SentencePieceNormalizer(model_file=plain, **flags)
-    theirs = stock.SentencePieceNormalizer(model_file=plain, **flags)
+def test_normalizer_is_stock_on_a_plain_model(
+    plain_hindi_model: str, flags: dict[str, Any]
+) -> None:
+    ours = spm.SentencePieceNormalizer(model_file=plain_hindi_model, **flags)
+    theirs = stock.SentencePieceNormalizer(model_file=plain_hindi_model, **flags)
     assert not ours.is_brahmic
     assert ours.normalize(PLAIN_TEXTS) == theirs.normalize(PLAIN_TEXTS)
     for text in PLAIN_TEXTS:
@@ -170,20 +172,20 @@ def test_normalizer_other_sources_are_stocks() -> None:
         spm.SentencePieceNormalizer()
 
 
-def test_stock_normalizer_gives_pua_codes_on_a_brahmic_model(brahmic: str) -> None:
+def test_stock_normalizer_gives_pua_codes_on_a_brahmic_model(escaped_space_model: str) -> None:
     """Why brahmic_pua has its own: stock's, on a brahmic model, returns Private Use codes."""
-    theirs = stock.SentencePieceNormalizer(model_file=brahmic).normalize(HELD_OUT[0])
-    ours = spm.SentencePieceNormalizer(model_file=brahmic).normalize(HELD_OUT[0])
+    theirs = stock.SentencePieceNormalizer(model_file=escaped_space_model).normalize(HELD_OUT[0])
+    ours = spm.SentencePieceNormalizer(model_file=escaped_space_model).normalize(HELD_OUT[0])
     assert any(map(is_private_use, theirs))
     assert not any(map(is_private_use, ours))
 
 
-def test_normalizer_is_decode_of_encode_on_a_brahmic_model(brahmic: str) -> None:
+def test_normalizer_is_decode_of_encode_on_a_brahmic_model(escaped_space_model: str) -> None:
     """Without ▁ and the dummy prefix, the normalized text is exactly what the processor
     gives back: N(s) = decode(encode(s)), on held-out text, literal ▁ and odd spacing too."""
-    processor = spm.SentencePieceProcessor(model_file=brahmic)
+    processor = spm.SentencePieceProcessor(model_file=escaped_space_model)
     normalizer = spm.SentencePieceNormalizer(
-        model_file=brahmic, add_dummy_prefix=False, escape_whitespaces=False
+        model_file=escaped_space_model, add_dummy_prefix=False, escape_whitespaces=False
     )
     assert normalizer.is_brahmic
     texts = [*HELD_OUT, "  ఒక▁ వాక్యం  ▁", "abc ☃ 123", ""]
@@ -194,20 +196,24 @@ def test_normalizer_is_decode_of_encode_on_a_brahmic_model(brahmic: str) -> None
         assert normalizer.normalize(text.encode("utf-8")) == expected.encode("utf-8")
 
 
-def test_normalizer_applies_the_models_n(brahmic: str) -> None:
+def test_normalizer_applies_the_models_n(escaped_space_model: str) -> None:
     """The manifest's N runs first: decomposed input (NFD) comes out as the model's NFC."""
-    normalizer = spm.SentencePieceNormalizer(model_file=brahmic, escape_whitespaces=False)
+    normalizer = spm.SentencePieceNormalizer(
+        model_file=escaped_space_model, escape_whitespaces=False
+    )
     for text in HELD_OUT[:10]:
         nfd = unicodedata.normalize("NFD", text)
         assert normalizer.normalize(nfd) == normalizer.normalize(text)
     assert any(unicodedata.normalize("NFD", t) != t for t in HELD_OUT[:10])
 
 
-def test_normalizer_with_the_models_flags_is_the_processors_normalize(brahmic: str) -> None:
+def test_normalizer_with_the_models_flags_is_the_processors_normalize(
+    escaped_space_model: str,
+) -> None:
     """With the model's own flags, spaces are ▁ as in stock, and the text is what the
     processor's normalize shows (which marks a literal ▁, so texts without one here)."""
-    processor = spm.SentencePieceProcessor(model_file=brahmic)
-    normalizer = spm.SentencePieceNormalizer(model_file=brahmic)
+    processor = spm.SentencePieceProcessor(model_file=escaped_space_model)
+    normalizer = spm.SentencePieceNormalizer(model_file=escaped_space_model)
     assert normalizer.normalize(HELD_OUT) == processor.normalize(HELD_OUT)
     assert all(" " not in text for text in normalizer.normalize(HELD_OUT))
 
@@ -225,8 +231,8 @@ def test_normalizer_spaces_inside_clusters(grapheme_model: str) -> None:
     assert raw.normalize(text) == processor.decode(processor.encode(text))
 
 
-def test_normalizer_errors_on_a_brahmic_model(brahmic: str, tmp_path: Path) -> None:
-    normalizer = spm.SentencePieceNormalizer(model_file=brahmic)
+def test_normalizer_errors_on_a_brahmic_model(escaped_space_model: str, tmp_path: Path) -> None:
+    normalizer = spm.SentencePieceNormalizer(model_file=escaped_space_model)
     with pytest.raises(TypeError):
         normalizer.normalize(5)
     with pytest.raises(spm.ModelFileError, match="cannot read model"):
@@ -235,12 +241,12 @@ def test_normalizer_errors_on_a_brahmic_model(brahmic: str, tmp_path: Path) -> N
         spm.SentencePieceNormalizer(model_proto=b"not a model at all")
 
 
-def test_normalizer_pickles_and_loads_from_proto(brahmic: str) -> None:
-    normalizer = spm.SentencePieceNormalizer(model_file=brahmic, add_dummy_prefix=False)
+def test_normalizer_pickles_and_loads_from_proto(escaped_space_model: str) -> None:
+    normalizer = spm.SentencePieceNormalizer(model_file=escaped_space_model, add_dummy_prefix=False)
     again = pickle.loads(pickle.dumps(normalizer))
     assert again.is_brahmic
     assert again.normalize(HELD_OUT) == normalizer.normalize(HELD_OUT)
-    with open(brahmic, "rb") as stream:
+    with open(escaped_space_model, "rb") as stream:
         data = stream.read()
     from_proto = spm.SentencePieceNormalizer(model_proto=data, add_dummy_prefix=False)
     assert from_proto.normalize(HELD_OUT) == normalizer.normalize(HELD_OUT)

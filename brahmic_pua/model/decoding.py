@@ -84,7 +84,7 @@ or a character that is not taken.
   on a brahmic_pua model are the Private Use codes; the processor gets them from 1 and moves
   them into the decoded text (``brahmic_pua.runtime.offsets``).
 
-``tests/test_decode_paths.py`` checks every path against one reference rebuilt from the
+``tests/model/test_decoding.py`` checks every path against one reference rebuilt from the
 model's pieces and the manifest's table, on the same hostile inputs.
 """
 

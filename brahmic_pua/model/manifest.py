@@ -27,7 +27,7 @@ every failure is one line of :class:`ModelFileError`, which the CLI prints as it
 The bytes are fixed, so that every model file ever written stays byte-identical: the model as
 protobuf serializes it, then the tag of field 1729 with wire type 2, the payload's length as a
 varint and the payload (see :func:`embed`; ``bench/identity.py`` and
-``tests/test_manifest_proto.py`` check it).
+``tests/model/test_manifest.py`` check it).
 """
 
 from __future__ import annotations

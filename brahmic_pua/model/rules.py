@@ -207,7 +207,7 @@ def _followed_by_marks(clusters: list[str]) -> list[str]:
         }
         # Cheapest first, so that one script's many stacked marks cannot starve the others.
         frontier = []
-        for text in _cheapest_first([t for t in step if t not in found]):
+        for text in cheapest_first([t for t in step if t not in found]):
             budget -= len(spellings(text))
             if budget < 0:
                 break
@@ -261,7 +261,7 @@ def _decomposing_sign(ch: str) -> bool:
     )
 
 
-def _cheapest_first(texts: list[str]) -> Iterator[str]:
+def cheapest_first(texts: list[str]) -> Iterator[str]:
     """``texts`` in the order of ``sorted(texts, key=lambda t: len(spellings(t)))``, spelling
     a text only once every text before it in that order is known: a text is yielded when its
     count is below every unspelled text's :func:`spelling_floor` (ties: the earlier text)."""

@@ -79,7 +79,7 @@ def spelling_floor(text: str) -> int:
         return 1
     count = 1
     for run in _runs(unicodedata.normalize("NFD", text)):
-        count *= _run_order_count(run)
+        count *= run_order_count(run)
         if count >= MAX_SPELLINGS:
             return MAX_SPELLINGS
     return count
@@ -120,7 +120,7 @@ def _orders(decomposed: str) -> Iterator[str]:
             run.append(ch)
             continue
         if run:
-            parts = [[*p, r] for p in parts for r in _run_orders(tuple(run))]
+            parts = [[*p, r] for p in parts for r in run_orders(tuple(run))]
             run = []
         if ch:
             parts = [[*p, ch] for p in parts]
@@ -129,7 +129,7 @@ def _orders(decomposed: str) -> Iterator[str]:
 
 
 @lru_cache(maxsize=1 << 12)
-def _run_orders(run: tuple[str, ...]) -> tuple[str, ...]:
+def run_orders(run: tuple[str, ...]) -> tuple[str, ...]:
     """The orders of one run of marks that canonical ordering (a stable sort by combining
     class) maps back to it: the interleavings that keep the order of the marks of each class,
     in the order ``itertools.permutations(run)`` meets them, ``run`` itself first."""
@@ -156,8 +156,8 @@ def _run_orders(run: tuple[str, ...]) -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=1 << 12)
-def _run_order_count(run: tuple[str, ...]) -> int:
-    """``len(_run_orders(run))`` without listing them: the ways to interleave the classes."""
+def run_order_count(run: tuple[str, ...]) -> int:
+    """``len(run_orders(run))`` without listing them: the ways to interleave the classes."""
     if len(run) > MAX_RUN:
         return 1
     count = factorial(len(run))

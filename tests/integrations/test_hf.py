@@ -1,0 +1,324 @@
+"""``brahmic_pua.hf.BrahmicPuaTokenizer``: a transformers tokenizer that gives brahmic_pua's ids
+and text back, on every line of real corpora, through every transformers entry point.
+
+transformers is the optional ``hf`` extra: where it is missing these tests skip, with the reason
+shown as a warning too, except under CI (the CI variable set), which installs the extra and so
+must fail. The two import tests run either way.
+"""
+
+from __future__ import annotations
+
+import json
+import pickle
+import re
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+import sentencepiece as stock
+from conftest import TE_SAMPLE, sample, sample_held_out
+
+import brahmic_pua
+from brahmic_pua.cli.demo import sample_lines
+from brahmic_pua.trainer import train_model
+
+#: The held-out lines first: text the sample models did not train on.
+TELUGU = sample_held_out("te") + sample("te")
+HINDI = sample("hi")
+PRIVATE_USE = re.compile("[\ue000-\uf8ff\U000f0000-\U0010ffff]")
+INSTALL = "pip install 'brahmic-pua[hf]'"
+
+
+def load(hf: ModuleType, model: Path | str, **options: Any) -> Any:
+    tokenizer: Any = hf.BrahmicPuaTokenizer(model, **options)
+    return tokenizer
+
+
+def processor(model: Path | str) -> brahmic_pua.SentencePieceProcessor:
+    return brahmic_pua.SentencePieceProcessor(model_file=model)
+
+
+# -- parity with brahmic_pua, line by line ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("model_name", "lines"),
+    [("unigram", TELUGU), ("bpe", TELUGU), ("mixed", HINDI)],
+    ids=["te-unigram", "te-bpe", "hi-mixed"],
+)
+def test_ids_tokens_and_text_equal_brahmic_pua_on_every_line(
+    hf: ModuleType, sample_models: dict[str, Path], model_name: str, lines: list[str]
+) -> None:
+    sp, tok = processor(sample_models[model_name]), load(hf, sample_models[model_name])
+    want = sp.encode(lines)
+    texts = sp.decode(want)  # N(line): what any round trip can give back
+    got = tok(lines, add_special_tokens=False)["input_ids"]  # a batch call
+    assert got == want
+    assert tok.decode(got) == texts  # a batch decode
+    with_bos = tok(lines)["input_ids"]
+    assert with_bos == [[sp.bos_id(), *ids] for ids in want]
+    assert tok.decode(with_bos, skip_special_tokens=True) == texts
+    for line, ids, text in zip(lines, want, texts, strict=True):
+        tokens = tok.convert_ids_to_tokens(ids)
+        assert tokens == tok.tokenize(line)
+        assert tok.convert_tokens_to_ids(tokens) == ids
+        assert tok.convert_tokens_to_string(tokens) == text
+        if not PRIVATE_USE.search(line):  # readable: no PUA code unless the text has one
+            assert not any(PRIVATE_USE.search(token) for token in tokens), line
+    assert tok.encode(lines[0]) == with_bos[0]  # the single-text entry points
+    assert tok.decode(with_bos[0]) == f"{tok.bos_token} {texts[0]}"  # ▁ after <s>: a space
+
+
+def test_whole_vocabulary_is_readable_and_invertible(
+    hf: ModuleType, sample_models: dict[str, Path]
+) -> None:
+    sp, tok = processor(sample_models["unigram"]), load(hf, sample_models["unigram"])
+    ids = list(range(len(sp)))
+    tokens = tok.convert_ids_to_tokens(ids)
+    assert tokens == sp.id_to_piece(ids)
+    assert not [token for token in tokens if PRIVATE_USE.search(token)]
+    assert tok.convert_tokens_to_ids(tokens) == ids
+    assert tok.vocab_size == len(tok) == len(tok.get_vocab()) == len(sp)
+    assert "క్ష" in tok.get_vocab()
+
+
+def test_plain_spm_model_gives_stock_ids_and_text(hf: ModuleType, tmp_path: Path) -> None:
+    """A model without a manifest is passed to stock sentencepiece unchanged."""
+    train, held = sample_lines()
+    prefix = str(tmp_path / "plain")
+    stock.SentencePieceTrainer.train(
+        sentence_iterator=iter(train),
+        model_prefix=prefix,
+        vocab_size=1000,
+        minloglevel=2,
+        byte_fallback=True,
+    )
+    sp, tok = (
+        stock.SentencePieceProcessor(model_file=prefix + ".model"),
+        load(hf, prefix + ".model"),
+    )
+    want = sp.encode(held)
+    assert tok(held, add_special_tokens=False)["input_ids"] == want
+    assert tok.decode(want) == sp.decode(want)
+    assert tok.convert_ids_to_tokens(want[0]) == sp.id_to_piece(want[0])
+
+
+# -- batches: padding, truncation, tensors ----------------------------------------------------
+
+
+def test_padding_truncation_and_attention_masks(
+    hf: ModuleType, sample_models: dict[str, Path]
+) -> None:
+    sp, tok = processor(sample_models["unigram"]), load(hf, sample_models["unigram"])
+    lines = [line for line in TELUGU if line][:16]
+    full = [[sp.bos_id(), *ids] for ids in sp.encode(lines)]
+    with pytest.raises(ValueError, match="pad"):  # the model has no pad piece: as Llama
+        tok(lines, padding=True)
+    tok.pad_token = tok.eos_token
+    batch = tok(lines, padding=True)
+    longest = max(map(len, full))
+    for ids, row, mask in zip(full, batch["input_ids"], batch["attention_mask"], strict=True):
+        assert row == ids + [sp.eos_id()] * (longest - len(ids))
+        assert mask == [1] * len(ids) + [0] * (longest - len(ids))
+    assert tok.decode(batch["input_ids"], skip_special_tokens=True) == sp.decode(sp.encode(lines))
+    cut = tok(lines, padding="max_length", truncation=True, max_length=8, padding_side="left")
+    for ids, row, mask in zip(full, cut["input_ids"], cut["attention_mask"], strict=True):
+        kept = ids[:8]
+        assert row == [sp.eos_id()] * (8 - len(kept)) + kept
+        assert mask == [0] * (8 - len(kept)) + [1] * len(kept)
+        assert tok.decode(row, skip_special_tokens=True) == sp.decode(kept[1:])
+    assert all(
+        len(row) % 16 == 0 for row in tok(lines, padding=True, pad_to_multiple_of=16)["input_ids"]
+    )
+    array = tok(lines[:2], padding=True, return_tensors="np")["input_ids"]
+    assert array.shape == (2, max(map(len, full[:2])))
+
+
+def test_pytorch_tensors(hf: ModuleType, sample_models: dict[str, Path]) -> None:
+    torch = pytest.importorskip("torch", reason="torch is not installed (the experiment extra)")
+    sp, tok = (
+        processor(sample_models["unigram"]),
+        load(hf, sample_models["unigram"], pad_token="</s>"),
+    )
+    lines = [line for line in TELUGU if line][:4]
+    batch = tok(lines, padding=True, return_tensors="pt")
+    assert isinstance(batch["input_ids"], torch.Tensor) and batch["input_ids"].dtype == torch.long
+    assert batch["attention_mask"].sum(dim=1).tolist() == [1 + len(i) for i in sp.encode(lines)]
+    assert tok.decode(batch["input_ids"], skip_special_tokens=True) == sp.decode(sp.encode(lines))
+
+
+# -- special and added tokens -----------------------------------------------------------------
+
+
+def test_special_tokens_are_the_models_pieces(
+    hf: ModuleType, sample_models: dict[str, Path]
+) -> None:
+    sp, tok = processor(sample_models["unigram"]), load(hf, sample_models["unigram"])
+    assert (tok.unk_token_id, tok.bos_token_id, tok.eos_token_id) == (
+        sp.unk_id(),
+        sp.bos_id(),
+        sp.eos_id(),
+    )
+    assert (tok.unk_token, tok.bos_token, tok.eos_token) == ("<unk>", "<s>", "</s>")
+    assert tok.pad_token is None and sp.pad_id() == -1
+    assert (tok.add_bos_token, tok.add_eos_token) == (True, False)  # as LlamaTokenizer
+
+
+def test_pad_piece_of_a_model_trained_with_one(hf: ModuleType, tmp_path: Path) -> None:
+    train, held = sample_lines()
+    prefix = str(tmp_path / "padded")
+    train_model(sentence_iterator=iter(train), model_prefix=prefix, vocab_size=2000, pad_id=3)
+    tok = load(hf, prefix + ".model")
+    assert (tok.pad_token, tok.pad_token_id) == ("<pad>", 3)
+    batch = tok(held[:3], padding=True)
+    assert {row[-1] for row in batch["input_ids"]} >= {3}
+    assert tok.decode(batch["input_ids"], skip_special_tokens=True) == held[:3]
+
+
+@pytest.mark.parametrize(
+    ("bos", "eos", "shape"),
+    [(True, False, "b.."), (False, True, "..e"), (True, True, "b..e"), (False, False, "..")],
+)
+def test_bos_and_eos_flags(
+    hf: ModuleType, sample_models: dict[str, Path], bos: bool, eos: bool, shape: str
+) -> None:
+    sp = processor(sample_models["unigram"])
+    tok = load(hf, sample_models["unigram"], add_bos_token=bos, add_eos_token=eos)
+    ids = sp.encode(TELUGU[0])
+    expected = [sp.bos_id()] * bos + ids + [sp.eos_id()] * eos
+    encoded = tok(TELUGU[0], return_special_tokens_mask=True)
+    assert encoded["input_ids"] == expected
+    assert encoded["special_tokens_mask"] == [1] * bos + [0] * len(ids) + [1] * eos
+    assert tok.decode(expected, skip_special_tokens=True) == sp.decode(ids)
+    shown = tok.decode(expected)
+    assert shown.startswith("<s>") == shape.startswith("b")
+    assert shown.endswith("</s>") == shape.endswith("e")
+
+
+def test_special_token_text_and_added_tokens_round_trip(
+    hf: ModuleType, sample_models: dict[str, Path]
+) -> None:
+    sp, tok = processor(sample_models["unigram"]), load(hf, sample_models["unigram"])
+    assert tok.add_tokens(["<extra>", "నమస్కారం"]) == 2
+    assert tok.convert_tokens_to_ids(["<extra>", "నమస్కారం"]) == [len(sp), len(sp) + 1]
+    text = "రాముడు <extra> వచ్చాడు</s> నమస్కారం<s>"
+    ids = tok(text, add_special_tokens=False)["input_ids"]
+    assert {sp.eos_id(), sp.bos_id(), len(sp), len(sp) + 1} <= set(ids)
+    assert tok.decode(ids) == text  # no space added around a special token, nothing cleaned
+    assert tok.decode(ids, clean_up_tokenization_spaces=True) == text
+    assert tok.convert_tokens_to_string(tok.convert_ids_to_tokens(ids)) == text
+    assert tok.decode(ids, skip_special_tokens=True) == "రాముడు <extra> వచ్చాడు నమస్కారం"
+    # as stock spm: the special tokens' text is text
+    spelled = tok(text, add_special_tokens=False, split_special_tokens=True)["input_ids"]
+    assert spelled == sp.encode(text)
+    assert tok.decode(spelled) == text
+
+
+# -- saving and loading -----------------------------------------------------------------------
+
+
+def test_save_and_from_pretrained_round_trip(
+    hf: ModuleType, sample_models: dict[str, Path], tmp_path: Path
+) -> None:
+    tok = load(hf, sample_models["unigram"], add_eos_token=True)
+    tok.add_special_tokens({"pad_token": "<pad>"})
+    tok.add_tokens(["<extra>"])
+    tok.add_bos_token = False
+    saved = tmp_path / "saved"
+    tok.save_pretrained(saved)
+    files = {path.name for path in saved.iterdir()}
+    assert {"brahmic_pua.model", "tokenizer_config.json", "tokenization_brahmic_pua.py"} <= files
+    assert not files & {"tokenizer.json", "tokenizer.model"}  # no file a generic loader takes
+    assert (saved / "brahmic_pua.model").read_bytes() == sample_models["unigram"].read_bytes()
+    config = json.loads((saved / "tokenizer_config.json").read_text(encoding="utf-8"))
+    assert config["auto_map"]["AutoTokenizer"][0] == "tokenization_brahmic_pua.BrahmicPuaTokenizer"
+    again = hf.BrahmicPuaTokenizer.from_pretrained(saved)
+    text = "రాముడు <extra> వచ్చాడు"
+    assert again(text)["input_ids"] == tok(text)["input_ids"]
+    assert (again.add_bos_token, again.add_eos_token) == (False, True)
+    assert (again.pad_token, again.pad_token_id, len(again)) == ("<pad>", len(tok) - 2, len(tok))
+    single = hf.BrahmicPuaTokenizer.from_pretrained(sample_models["unigram"])  # a bare .model works
+    assert single(text)["input_ids"] == load(hf, sample_models["unigram"])(text)["input_ids"]
+
+
+def test_auto_tokenizer_loads_the_installed_class(
+    hf: ModuleType, sample_models: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from transformers import AutoTokenizer, dynamic_module_utils
+
+    # transformers copies the shim module into its cache: a temporary one, not ~/.cache
+    monkeypatch.setattr(dynamic_module_utils, "HF_MODULES_CACHE", str(tmp_path / "modules"))
+    monkeypatch.setattr(sys, "path", [*sys.path])
+    tok = load(hf, sample_models["unigram"])
+    tok.save_pretrained(tmp_path / "saved")
+    with pytest.raises(ValueError, match="trust_remote_code"):
+        AutoTokenizer.from_pretrained(tmp_path / "saved")
+    auto = AutoTokenizer.from_pretrained(tmp_path / "saved", trust_remote_code=True)
+    assert type(auto) is hf.BrahmicPuaTokenizer  # the installed class, not a copy of it
+    assert auto(TELUGU[:50])["input_ids"] == tok(TELUGU[:50])["input_ids"]
+    auto.save_pretrained(
+        tmp_path / "again"
+    )  # still the shim, not a copy of brahmic_pua/integrations/hf.py
+    assert not (tmp_path / "again" / "hf.py").exists()
+    config = json.loads((tmp_path / "again" / "tokenizer_config.json").read_text("utf-8"))
+    assert config["auto_map"] == {
+        "AutoTokenizer": ["tokenization_brahmic_pua.BrahmicPuaTokenizer", None]
+    }
+
+
+def test_pickle_round_trip(hf: ModuleType, sample_models: dict[str, Path]) -> None:
+    tok = load(hf, sample_models["bpe"], pad_token="</s>")
+    tok.add_tokens(["<extra>"])
+    copy = pickle.loads(pickle.dumps(tok))
+    lines = [*TELUGU[:20], "x <extra> y"]
+    assert copy(lines, padding=True)["input_ids"] == tok(lines, padding=True)["input_ids"]
+    assert copy.decode(tok(lines[-1])["input_ids"]) == "<s> x <extra> y"
+
+
+def test_parity_example_counts(hf: ModuleType, sample_models: dict[str, Path]) -> None:
+    """examples/hf_parity.py: transformers' own spm backend decodes none of the lines."""
+    example = Path(__file__).resolve().parents[2] / "examples" / "hf_parity.py"
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(example),
+            "--model",
+            str(sample_models["unigram"]),
+            "--lines",
+            TE_SAMPLE,
+            "--count",
+            "200",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=600,
+    )
+    rows = {line[:34].strip(): line[34:].split() for line in done.stdout.splitlines()[3:]}
+    assert rows["BrahmicPuaTokenizer"] == ["200", "200", "200", "0"]
+    assert rows["SentencePieceBackend(vocab_file=)"] == ["200", "0", "0", "200"]
+
+
+# -- the optional import ----------------------------------------------------------------------
+
+
+def test_import_brahmic_pua_does_not_import_transformers() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", "import sys, brahmic_pua; print('transformers' in sys.modules)"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout.strip() == "False"
+
+
+def test_without_transformers_one_clear_import_error() -> None:
+    code = "import sys; sys.modules['transformers'] = None; import brahmic_pua.hf"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 1
+    assert done.stderr.splitlines()[-1] == (
+        f"ImportError: brahmic_pua.hf needs transformers: {INSTALL}"
+    )
