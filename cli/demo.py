@@ -67,11 +67,11 @@ def run(vocab_size: int = 2000, model_type: str = "unigram") -> tuple[list[Compa
         ours_ids, plain_ids = ours.encode(held), plain.encode(held)
         ours_pieces = ours.encode(held, out_type=str)
         plain_pieces = plain.encode(held, out_type=str)
-    shown: list[Comparison] = []
+    examples: list[Comparison] = []
     for start in (0, HELD_OUT_PER_LANGUAGE):
         rows = range(start, start + HELD_OUT_PER_LANGUAGE)
         readable = [i for i in rows if SHOWN_LENGTH[0] <= len(held[i]) <= SHOWN_LENGTH[1]]
-        shown += [Comparison(held[i], ours_pieces[i], plain_pieces[i]) for i in readable[:3]]
+        examples += [Comparison(held[i], ours_pieces[i], plain_pieces[i]) for i in readable[:3]]
     summary = (
         f"held-out sentences: {len(held)}; per 1000 tokens, orphan-mark tokens: brahmic_pua "
         f"{orphan_marks_per_1000(ours_ids, ours):.1f}, plain spm "
@@ -80,7 +80,7 @@ def run(vocab_size: int = 2000, model_type: str = "unigram") -> tuple[list[Compa
         f"{byte_fallback_per_1000(plain_ids, plain):.1f}; tokens: brahmic_pua "
         f"{sum(map(len, ours_ids)):,}, plain spm {sum(map(len, plain_ids)):,}"
     )
-    return shown, summary
+    return examples, summary
 
 
 def mark(pieces: list[str]) -> str:

@@ -15,7 +15,7 @@ import json
 import os
 import signal
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from types import FrameType
 from typing import Any, BinaryIO, NoReturn
 
@@ -23,7 +23,7 @@ import click
 
 from brahmic_pua import POLICIES, SCRIPT_NAMES, PUACodec, segment
 from brahmic_pua.io.lists import comma_list
-from brahmic_pua.io.progress import SHOW_CURSOR, is_terminal
+from brahmic_pua.io.progress import is_terminal
 from brahmic_pua.model.proto import MODEL_TYPES
 from brahmic_pua.nepbpe.filters import DEFAULT_THETA, FILTERS
 from brahmic_pua.normalize import MODES, normalizer
@@ -75,10 +75,9 @@ def _terminate(signum: int, frame: FrameType | None) -> NoReturn:
 
 
 def _interrupted() -> None:
-    """Ctrl-C's one line (on a terminal after a line end, as the ``^C`` echo needs one, and
-    with the cursor a progress bar hid shown again)."""
-    shown = f"{SHOW_CURSOR}\n" if is_terminal(sys.stderr) else ""
-    click.echo(f"{shown}Error: interrupted", err=True)
+    """Ctrl-C's one line (on a terminal after a line end, as the ``^C`` echo needs one)."""
+    line_end = "\n" if is_terminal(sys.stderr) else ""
+    click.echo(f"{line_end}Error: interrupted", err=True)
 
 
 def _exit_now(code: object) -> NoReturn:
@@ -102,11 +101,34 @@ class _Group(click.Group):
 _Group.group_class = _Group
 
 
+class OneLineError(click.ClickException):
+    """An error that click's own standalone mode shows as one line, ``Error: MESSAGE``, and
+    exits on with status 1."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(join_lines(message))
+
+
+class OneLineUsageError(OneLineError):
+    """A usage error as one line, with the ``--help`` to read, exit status 2 (click's own shows
+    its usage text, a hint and then the error: three lines)."""
+
+    exit_code = 2
+
+    def __init__(self, error: click.UsageError) -> None:
+        message = error.format_message()
+        if error.ctx is not None:
+            message += f" (see '{error.ctx.command_path} --help')"
+        super().__init__(message)
+
+
 class _Shell(_Group):
     """The command group as a shell tool: one-line errors, quiet broken pipes, clean signals.
 
     Expected errors (ValueError, OSError) become one line; anything else is a bug in
-    brahmic_pua and keeps its traceback."""
+    brahmic_pua and keeps its traceback. Only click's public hooks are used: the errors are
+    reworded where parsing (``make_context``) and running (``invoke``) raise them, and click's
+    standalone mode shows them and exits."""
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         signal.signal(signal.SIGTERM, _terminate)
@@ -117,29 +139,20 @@ class _Shell(_Group):
                 _exit_now(stop.code)
             raise
 
-    def main(
+    def make_context(
         self,
-        args: Sequence[str] | None = None,
-        prog_name: str | None = None,
-        complete_var: str | None = None,
-        standalone_mode: bool = True,
+        info_name: str | None,
+        args: list[str],
+        parent: click.Context | None = None,
         **extra: Any,
-    ) -> Any:
-        run = super().main
-        if not standalone_mode:
-            return run(args, prog_name, complete_var, False, **extra)
+    ) -> click.Context:
         try:
-            status = run(args, prog_name, complete_var, False, **extra)
-        except click.ClickException as error:
-            message = error.format_message()
-            if isinstance(error, click.UsageError) and error.ctx is not None:
-                message += f" (see '{error.ctx.command_path} --help')"
-            click.echo(f"Error: {join_lines(message)}", err=True)
-            sys.exit(error.exit_code)
-        except (click.Abort, KeyboardInterrupt):
+            return super().make_context(info_name, args, parent, **extra)
+        except click.UsageError as error:
+            raise OneLineUsageError(error) from None
+        except KeyboardInterrupt:
             _interrupted()
-            sys.exit(INTERRUPTED)
-        sys.exit(status if isinstance(status, int) else 0)
+            raise click.exceptions.Exit(INTERRUPTED) from None
 
     def invoke(self, ctx: click.Context) -> Any:
         # click itself turns a broken pipe into exit 1, so it is caught before click sees it.
@@ -150,9 +163,17 @@ class _Shell(_Group):
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
             raise click.exceptions.Exit(PIPE_CLOSED) from None
+        except OneLineError:
+            raise
+        except click.UsageError as error:  # a subcommand's arguments, or no such command
+            raise OneLineUsageError(error) from None
+        except click.ClickException as error:
+            if error.exit_code != OneLineError.exit_code:
+                raise
+            raise OneLineError(error.format_message()) from None
         except (ValueError, OSError) as error:
-            raise click.ClickException(expected(error)) from None
-        except KeyboardInterrupt:  # here, or click adds a blank line of its own
+            raise OneLineError(expected(error)) from None
+        except (KeyboardInterrupt, click.Abort):  # here, or click adds a blank line of its own
             _interrupted()
             raise click.exceptions.Exit(INTERRUPTED) from None
 
@@ -425,8 +446,8 @@ def demo_command(vocab_size: int, model_type: str) -> None:
     from . import demo
 
     click.echo(f"training brahmic_pua and plain spm ({model_type}, vocab {vocab_size}) ...")
-    shown, summary = demo.run(vocab_size, model_type)
-    for row in shown:
+    examples, summary = demo.run(vocab_size, model_type)
+    for row in examples:
         click.echo(f"\n{row.text}")
         click.echo(f"  brahmic_pua: {demo.mark(row.ours)}")
         click.echo(f"  plain spm:   {demo.mark(row.plain)}")

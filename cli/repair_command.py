@@ -42,9 +42,9 @@ def _id_lines(stream: BinaryIO) -> Iterator[list[int]]:
         try:
             yield parse_ids(raw)
         except ValueError:
-            shown = raw.decode("utf-8", "replace").strip()[:40]
+            excerpt = raw.decode("utf-8", "replace").strip()[:40]
             raise click.ClickException(
-                f"{_name(stream)} line {number}: not a list of ids: {shown!r}"
+                f"{_name(stream)} line {number}: not a list of ids: {excerpt!r}"
             ) from None
 
 

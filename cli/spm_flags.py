@@ -210,7 +210,7 @@ def encoder(
 ) -> Callable[[str], list[str]]:
     """One input line to the lines spm_encode writes for it in ``output_format``."""
     kind = model_type(sp.serialized_model_proto())
-    mode, _, shown = output_format.rpartition("_")
+    mode, _, unit = output_format.rpartition("_")
     unk = "unk" in steps  # emit_unk_piece: pieces only
     options: dict[str, Any] = sampling(kind, nbest_size, alpha) if mode == "sample" else {}
     if mode == "nbest":
@@ -218,7 +218,7 @@ def encoder(
     bos_piece, eos_piece = _specials(sp, steps)
 
     def line(tokens: list[Any]) -> str:
-        if shown == "id":
+        if unit == "id":
             return " ".join(map(str, apply_steps(tokens, steps, sp.bos_id(), sp.eos_id())))
         return " ".join(apply_steps(tokens, steps, bos_piece, eos_piece))
 
@@ -230,13 +230,13 @@ def encoder(
     def encode(text: str) -> list[str]:
         found: Any  # a proto, or rows of ids or pieces
         try:
-            if shown == "proto":
+            if unit == "proto":
                 if mode == "nbest":
                     found = sp.nbest_encode(text, nbest_size=nbest_size, out_type="proto")
                 else:
                     found = sp.encode(text, out_type="proto", **options)
                 return [proto(found)]
-            out = int if shown == "id" else str
+            out = int if unit == "id" else str
             if mode == "nbest":
                 found = sp.nbest_encode(
                     text, nbest_size=nbest_size, out_type=out, emit_unk_piece=unk
@@ -341,12 +341,12 @@ def vocabulary_counts(sp: SentencePieceProcessor, lines: Iterable[str]) -> list[
     counts: Counter[int] = Counter()
     for line in lines:
         counts.update(sp.encode(line))
-    shown = {
+    by_piece = {
         sp.id_to_piece(id): count
         for id, count in counts.items()
         if not sp.is_unknown(id) and not sp.is_control(id)
     }
-    ranked = sorted(shown.items(), key=lambda item: (-item[1], item[0]))
+    ranked = sorted(by_piece.items(), key=lambda item: (-item[1], item[0]))
     return [f"{piece}\t{count}" for piece, count in ranked]
 
 

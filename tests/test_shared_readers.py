@@ -184,7 +184,7 @@ def test_progress_in_a_log_has_no_carriage_returns() -> None:
 
 
 def test_progress_on_a_terminal_ends_full() -> None:
-    """The hand-drawn bar could end at 29 of 30 marks at 100%."""
+    """A bar drawn from its last (throttled) update could end at 29 of 30 marks at 100%."""
     screen = _Terminal()
     shown = Progress(True, "scanning corpus", 1000, file=screen)
     shown.update(999, "almost")

@@ -127,12 +127,12 @@ def check_document(body: object) -> CodecTable:
     version = body.get("format_version")
     if type(version) is not int or version != FORMAT_VERSION:
         raise ValueError(
-            f"codec format version {shown(version)}, but this brahmic_pua reads version "
+            f"codec format version {quoted(version)}, but this brahmic_pua reads version "
             f"{FORMAT_VERSION}"
         )
     if body.get("unicode_version") != UNICODE_VERSION:
         raise ValueError(
-            f"built with Unicode {shown(body.get('unicode_version'))} tables, this "
+            f"built with Unicode {quoted(body.get('unicode_version'))} tables, this "
             f"brahmic_pua has Unicode {UNICODE_VERSION}"
         )
     try:
@@ -147,7 +147,7 @@ def check_document(body: object) -> CodecTable:
     return table
 
 
-def shown(value: object) -> str:
+def quoted(value: object) -> str:
     """A JSON value as an error message names it, in one short line whatever it is: a list or
     an object by its size (its repr may be megabytes, or too deep to write), an int of
     thousands of digits by their number, a string cut short (repr escapes line breaks)."""
@@ -163,7 +163,7 @@ def shown(value: object) -> str:
 
 def _list(value: object, what: str, longest: int) -> list[Any]:
     if not isinstance(value, list):
-        raise ValueError(f"{what} is {shown(value)}, not a list")
+        raise ValueError(f"{what} is {quoted(value)}, not a list")
     if len(value) > longest:
         raise ValueError(f"{what} has {len(value):,} items, more than {longest:,}")
     return value
@@ -171,7 +171,7 @@ def _list(value: object, what: str, longest: int) -> list[Any]:
 
 def _int(value: object, what: str, low: int, high: int) -> int:
     if type(value) is not int or not low <= value <= high:  # bool is an int subclass: refused
-        raise ValueError(f"{what} is {shown(value)}, not an integer in {low}..{high}")
+        raise ValueError(f"{what} is {quoted(value)}, not an integer in {low}..{high}")
     return value
 
 
@@ -179,19 +179,19 @@ def _code(value: object, what: str) -> int:
     """A table code: a Private Use code point from FIRST_CODE, checked without ``chr`` (which
     overflows on ``10**30``) and refusing a float (``1e999`` reads as ``inf``)."""
     if type(value) is not int:
-        raise ValueError(f"{what} is {shown(value)}, not an integer")
+        raise ValueError(f"{what} is {quoted(value)}, not an integer")
     if not (
         FIRST_CODE <= value <= _BMP_LAST
         or _PLANE15[0] <= value <= _PLANE15[1]
         or _PLANE16[0] <= value <= _PLANE16[1]
     ):
-        raise ValueError(f"{what} {shown(value)} is outside the Private Use Area (from U+E003)")
+        raise ValueError(f"{what} {quoted(value)} is outside the Private Use Area (from U+E003)")
     return value
 
 
 def _name(value: object, what: str, names: tuple[str, ...]) -> str:
     if not isinstance(value, str) or value not in names:
-        raise ValueError(f"{what} is {shown(value)}, not one of {', '.join(names[:4])}, ...")
+        raise ValueError(f"{what} is {quoted(value)}, not one of {', '.join(names[:4])}, ...")
     return value
 
 
@@ -200,7 +200,7 @@ def _parse(body: dict[str, Any]) -> CodecTable:
     keys = set(body)
     if keys != _KEYS:
         wrong = sorted(_KEYS - keys) or sorted(keys - _KEYS)
-        raise ValueError(f"{'missing' if _KEYS - keys else 'unexpected'} key {shown(wrong[0])}")
+        raise ValueError(f"{'missing' if _KEYS - keys else 'unexpected'} key {quoted(wrong[0])}")
     policy = _name(body["policy"], "policy", POLICIES)
     scripts = tuple(
         _name(s, "a script", SCRIPT_NAMES)
@@ -209,21 +209,21 @@ def _parse(body: dict[str, Any]) -> CodecTable:
     entries: list[Entry] = []
     for item in _list(body["entries"], "entries", CAPACITY):
         if not isinstance(item, list) or len(item) != 3:
-            raise ValueError(f"an entry is {shown(item)}, not [code, cluster, count]")
+            raise ValueError(f"an entry is {quoted(item)}, not [code, cluster, count]")
         code, cluster, count = item
         entry = (_code(code, "a code"), _cluster(cluster), _int(count, "a count", 0, MAX_COUNT))
         entries.append(entry)
     blocks: list[Block] = []
     for item in _list(body["blocks"], "blocks", CAPACITY):
         if not isinstance(item, list) or len(item) != 3:
-            raise ValueError(f"a block is {shown(item)}, not [first, last, script]")
+            raise ValueError(f"a block is {quoted(item)}, not [first, last, script]")
         first, last = _code(item[0], "a block's first code"), _code(item[1], "a block's last code")
         script = _name(item[2], "a block's script", SCRIPT_NAMES)
         if first > last or (blocks and first <= blocks[-1][1]):
             raise ValueError("blocks out of order or overlapping")
         blocks.append((first, last, script))
     if not isinstance(body["fingerprint"], str):
-        raise ValueError(f"the fingerprint is {shown(body['fingerprint'])}, not a string")
+        raise ValueError(f"the fingerprint is {quoted(body['fingerprint'])}, not a string")
     codes = {code for code, _, _ in entries}
     clusters = {cluster for _, cluster, _ in entries}
     if len(codes) != len(entries) or len(clusters) != len(entries):
@@ -239,11 +239,11 @@ def _cluster(value: object) -> str:
     and decoding would not invert it) or a lone surrogate (not text; UTF-8 cannot write it)."""
     if not isinstance(value, str) or not 0 < len(value) <= MAX_FILE_CLUSTER:
         raise ValueError(
-            f"a cluster is {shown(value)}, not a string of 1 to {MAX_FILE_CLUSTER} characters"
+            f"a cluster is {quoted(value)}, not a string of 1 to {MAX_FILE_CLUSTER} characters"
         )
     if _FORBIDDEN.search(value):
         raise ValueError(
-            f"a cluster {shown(value)} holds a Private Use code point, U+2581, U+2585 or a lone "
+            f"a cluster {quoted(value)} holds a Private Use code point, U+2581, U+2585 or a lone "
             "surrogate"
         )
     return value

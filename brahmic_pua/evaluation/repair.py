@@ -238,12 +238,11 @@ class VocabularyRepair:
     byte_fallback: bool
 
     def lines(self) -> list[str]:
-        shown = ", ".join(self.disabled[:EXAMPLES]) + (
+        listed = ", ".join(self.disabled[:EXAMPLES]) + (
             ", …" if len(self.disabled) > EXAMPLES else ""
         )
-        lines = [
-            f"{len(self.disabled)} mark-start pieces set UNUSED" + (f" ({shown})" if shown else "")
-        ]
+        disabled = f"{len(self.disabled)} mark-start pieces set UNUSED"
+        lines = [disabled + (f" ({listed})" if listed else "")]
         if self.kept:
             why = "asked to keep them" if self.byte_fallback else "no byte fallback to spell them"
             lines.append(f"{len(self.kept)} lone marks kept ({why}): {' '.join(self.kept)}")

@@ -147,23 +147,23 @@ def _write(
         for n, g in enumerate(groups)
     ]
     todo = [job for job in jobs if job.name not in done]
-    shown = _Progress(progress, jobs, done)
+    tracker = _Progress(progress, jobs, done)
     if damaged:
-        shown.shown.note(
+        tracker.bar.note(
             f"encoding {len(damaged)} complete shard(s) again: {_listed(damaged)} changed since "
             "written (sha256 differs from its marker)"
         )
     if engine == "ray":
         from brahmic_pua.integrations.distributed import encode_on_ray
 
-        encode_on_ray(data, todo, workers, ray_address, shown.update, progress=progress)
+        encode_on_ray(data, todo, workers, ray_address, tracker.update, progress=progress)
     elif workers == 1 or len(todo) <= 1:
         for job in todo:
-            shown.update(encode_shard(processor, job))
+            tracker.update(encode_shard(processor, job))
     else:
-        _encode_in_processes(data, todo, workers, shown.update)
-    shown.finish()
-    index = _index(model, processor, settings, shown.records(jobs))
+        _encode_in_processes(data, todo, workers, tracker.update)
+    tracker.finish()
+    index = _index(model, processor, settings, tracker.records(jobs))
     write_atomic(directory / INDEX, json.dumps(index, ensure_ascii=False, indent=1).encode())
     return index
 
@@ -265,8 +265,8 @@ def _finished(directory: Path, settings: Record) -> tuple[dict[str, Record], lis
 
 
 def _listed(names: list[str], most: int = 3) -> str:
-    shown = ", ".join(names[:most])
-    return shown + (f" and {len(names) - most} more" if len(names) > most else "")
+    listed = ", ".join(names[:most])
+    return listed + (f" and {len(names) - most} more" if len(names) > most else "")
 
 
 def _difference(previous: Record, now: Record) -> str:
@@ -326,15 +326,15 @@ class _Progress:
         self.total_bytes = sum(s.end - s.start for job in jobs for s in job.spans)
         self.started = time.monotonic()
         self.new_bytes = 0
-        self.shown = Progress(enabled, "encoding shards", self.total_bytes or None)
+        self.bar = Progress(enabled, "encoding shards", self.total_bytes or None)
         if done:
-            self.shown.note(f"resuming: {len(done)} of {self.total} shards already complete")
-        self.shown.update(self._bytes(), self._detail())
+            self.bar.note(f"resuming: {len(done)} of {self.total} shards already complete")
+        self.bar.update(self._bytes(), self._detail())
 
     def update(self, record: Record) -> None:
         self.done[record["file"]] = record
         self.new_bytes += record["bytes"]
-        self.shown.update(self._bytes(), self._detail())
+        self.bar.update(self._bytes(), self._detail())
 
     def _bytes(self) -> int:
         return sum(r["bytes"] for r in self.done.values())
@@ -349,7 +349,7 @@ class _Progress:
         )
 
     def finish(self) -> None:
-        self.shown.finish(self._detail())
+        self.bar.finish(self._detail())
 
     def records(self, jobs: list[ShardJob]) -> list[Record]:
         return [self.done[job.name] for job in jobs]

@@ -219,9 +219,9 @@ def stream_lines(stream: BinaryIO, name: str = "<stdin>", *, exact: bool = False
             line = raw.decode("utf-8")
         except UnicodeDecodeError as error:
             where = f"line {number} (byte offset {offset + error.start}: {error.reason})"
-            shown = "stdin" if name == "<stdin>" else name
+            label = "stdin" if name == "<stdin>" else name
             raise ValueError(
-                f"input {shown} is not UTF-8 at {where}; convert it first, "
+                f"input {label} is not UTF-8 at {where}; convert it first, "
                 "e.g. iconv -f LATIN1 -t UTF-8"
             ) from None
         yield from split_text(line, first=number == 1, exact=exact)

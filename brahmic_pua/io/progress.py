@@ -3,16 +3,19 @@ worker processes' and Ray's counts, ``encode-corpus``'s shards (:class:`Progress
 known total) and the trainer's steps of unknown length: starting Ray, SentencePiece's training,
 compiling rules, filters, writing the model (:class:`Phases`, a line with the elapsed time).
 
-Built on ``click.progressbar`` (click is already a dependency) instead of hand-drawn bars, so
-that every long job shows the same thing and the terminal details are click's:
+Drawn here, by :class:`Line`, not by ``click.progressbar``: a bar that is redrawn from another
+thread, moved to another stream and ended whole needs more of click's bar than its public API
+gives (its ``update`` and iteration), so the small renderer is ours and only ``click.echo`` is
+click's. Every long job shows the same thing:
 
-- On a terminal: one line redrawn in place, ``LABEL [#####     ]  42%  00:00:12  DETAIL``,
-  where DETAIL is the caller's own count ("12.3 MB, 40,000 lines"); the bar is full when the
-  work is done (a bar drawn from the last update alone can end at 29 of 30 marks at 100%,
-  so the finish draws it whole). Without a known total (a
-  ``sentence_iterator``) the bar shows a moving mark and no percentage. A phase is
-  ``LABEL: 12 s, DETAIL`` ("training SentencePiece (unigram): 12 s, EM iteration 3, 5,000
-  pieces"), redrawn at most ten times a second, and left as ``LABEL: done in 21 s`` when it ends.
+- On a terminal: one line redrawn in place, ``LABEL  [#####     ]   42%  00:00:12  DETAIL``,
+  where DETAIL is the caller's own count ("12.3 MB, 40,000 lines") and the time is the
+  estimate of what remains; the bar is full when the work is done (a bar drawn from the last
+  update alone can end at 29 of 30 marks at 100%, so the finish draws it whole). Without a
+  known total (a ``sentence_iterator``) the bar shows a moving mark and no percentage. A phase
+  is ``LABEL: 12 s, DETAIL`` ("training SentencePiece (unigram): 12 s, EM iteration 3, 5,000
+  pieces"), redrawn at most ten times a second, and left as ``LABEL: done in 21 s`` when it
+  ends. The cursor stays visible, so a line cut short by Ctrl-C leaves nothing to restore.
 - In a log (stderr is not a terminal): no carriage-return redraws to clutter it; plain lines.
   The label when the work starts, ``LABEL: 10 s, DETAIL`` every :data:`LOG_INTERVAL` seconds
   while it runs, and one line when it ends: ``LABEL: DETAIL`` for a bar, ``LABEL: done in 21 s``
@@ -24,26 +27,18 @@ Bar redraws are limited to five a second: a scan updates after every batch of li
 
 from __future__ import annotations
 
-import itertools
 import sys
 import threading
 import time
 from types import TracebackType
-from typing import TYPE_CHECKING, TextIO
+from typing import TextIO
 
 import click
 
-if TYPE_CHECKING:
-    from click._termui_impl import ProgressBar
-
-#: The escape code that shows the cursor again: click's bar hides it while it redraws, and a
-#: bar cut short (Ctrl-C) must give it back.
-SHOW_CURSOR = "\x1b[?25h"
-
 
 def is_terminal(file: TextIO) -> bool:
-    """Whether ``file`` is a terminal, where a bar is redrawn in place (click decides the same
-    way, from ``isatty``); a stream without one, or closed, is not."""
+    """Whether ``file`` is a terminal, where a line is redrawn in place; a stream without
+    ``isatty``, or closed, is not."""
     try:
         return bool(file.isatty())
     except (AttributeError, ValueError, OSError):
@@ -56,6 +51,8 @@ INTERVAL = 0.2
 TICK = 0.1
 #: Seconds between two plain lines in a log (stderr is not a terminal).
 LOG_INTERVAL = 10.0
+#: Marks in a bar.
+BAR_WIDTH = 30
 
 
 def elapsed(seconds: float, tenths: bool = False) -> str:
@@ -69,6 +66,50 @@ def elapsed(seconds: float, tenths: bool = False) -> str:
     if whole < 3600:
         return f"{whole // 60} min {whole % 60:02} s"
     return f"{whole // 3600} h {whole // 60 % 60:02} min"
+
+
+def remaining(seconds: float) -> str:
+    """The estimate of the time left, as a clock: ``00:00:12``, ``1d 02:00:00``."""
+    minutes, second = divmod(int(seconds), 60)
+    hours, minute = divmod(minutes, 60)
+    days, hour = divmod(hours, 24)
+    clock = f"{hour:02}:{minute:02}:{second:02}"
+    return f"{days}d {clock}" if days else clock
+
+
+class Line:
+    """One line of a terminal, redrawn in place: a carriage return, the text, and spaces over
+    whatever the previous text left; a text equal to the one on the screen is not written."""
+
+    def __init__(self, file: TextIO) -> None:
+        self.file = file
+        self.text: str | None = None
+
+    def draw(self, text: str) -> None:
+        if text == self.text:
+            return
+        cover = " " * max(0, len(self.text or "") - len(text))
+        click.echo(f"\r{text}{cover}", file=self.file, nl=False)
+        self.text = text
+
+    def end(self) -> None:
+        """The line stays as drawn; what follows starts on a new line."""
+        click.echo("", file=self.file)
+
+
+def bar_line(label: str, done: int, total: int | None, info: list[str], step: int) -> str:
+    """``LABEL  [#####     ]  INFO``; without a total a single mark that moves with ``step``
+    (the bar drawn full where ``done`` is -1: unknown work that is over)."""
+    if total:
+        filled = BAR_WIDTH * min(done, total) // total
+        marks = "#" * filled + " " * (BAR_WIDTH - filled)
+    elif done < 0:
+        marks = "#" * BAR_WIDTH
+    else:
+        at = step % (2 * BAR_WIDTH - 2)
+        at = at if at < BAR_WIDTH else 2 * BAR_WIDTH - 2 - at
+        marks = " " * at + "#" + " " * (BAR_WIDTH - at - 1)
+    return f"{label}  [{marks}]  {'  '.join(part for part in info if part)}".rstrip()
 
 
 class Progress:
@@ -91,26 +132,21 @@ class Progress:
         self.last = 0.0
         self.done = 0
         self.started = self.logged = time.monotonic()
-        self._bar: ProgressBar[int] | None = None
-        self._tty = is_terminal(self.file)
+        self._draws = 0
+        self._line: Line | None = None
+        self._running = enabled
         if not enabled:
             return
-        self._bar = click.progressbar(
-            length=total if total else None,
-            iterable=None if total else itertools.count(),  # no length: a moving mark
-            label=label,
-            file=self.file,
-            show_percent=bool(total),
-            show_eta=bool(total),
-            item_show_func=lambda _: self.detail,
-            width=30,
-        )
-        self._bar.render_progress()  # in a log: the label, once
+        if is_terminal(self.file):
+            self._line = Line(self.file)
+            self._draw()
+        else:
+            click.echo(label, file=self.file)  # in a log: the label, once
 
     @property
     def interactive(self) -> bool:
         """Whether the bar is redrawn in place (a terminal), not logged."""
-        return self._bar is not None and self._tty
+        return self._running and self._line is not None
 
     def note(self, message: str) -> None:
         """A line of its own, before the bar starts (for example "resuming: …")."""
@@ -120,11 +156,11 @@ class Progress:
     def update(self, done: int, detail: str) -> None:
         """``done`` units so far (not a step: the position), and the count to show."""
         self.detail = detail
-        if self._bar is None:
+        if not self._running:
             return
         now = time.monotonic()
+        self.done = done
         if not self.interactive:
-            self.done = done
             if now - self.logged >= self.interval:
                 self.logged = now
                 share = f"{min(100, 100 * done // self.total)}%, " if self.total else ""
@@ -132,30 +168,35 @@ class Progress:
                 click.echo(line, file=self.file)
             return
         if now - self.last < INTERVAL:
-            self.done = done
             return
         self.last = now
-        self._advance(done)
+        self._draw()
 
     def finish(self, detail: str) -> None:
         """The work is done: a full bar and a line end on a terminal, ``LABEL: DETAIL`` in a
         log."""
         self.detail = detail
-        if self._bar is None:
+        if not self._running:
             return
-        if self.interactive:
-            self._advance(self._bar.length or self.done)
-            self._bar.finished = True  # a full bar: click draws a finished bar whole
-            self._bar.render_progress()
-            self._bar.render_finish()
+        self._running = False
+        if self._line is not None:
+            self._draw(finished=True)
+            self._line.end()
         else:
             click.echo(f"{self.label}: {detail}", file=self.file)
-        self._bar = None
 
-    def _advance(self, done: int) -> None:
-        assert self._bar is not None
-        self.done = done
-        self._bar.update(max(0, done - self._bar.pos))
+    def _draw(self, finished: bool = False) -> None:
+        assert self._line is not None
+        info = [self.detail]
+        if self.total:
+            done = self.total if finished else min(self.done, self.total)
+            spent = time.monotonic() - self.started
+            left = remaining(spent / done * (self.total - done)) if done and not finished else ""
+            info = [f"{100 * done // self.total:3}%", left, self.detail]
+        else:
+            done = -1 if finished else self.done
+        self._draws += 1
+        self._line.draw(bar_line(self.label, done, self.total, info, self._draws))
 
 
 class Phases:
@@ -180,7 +221,8 @@ class Phases:
         self.detail = ""
         self._started = self._logged = 0.0
         self._live = False
-        self._bar: ProgressBar[int] | None = None
+        self._line: Line | None = None  # on a terminal, while a live phase runs
+        self._running = False
         self._tty = False  # whether the running phase's file is a terminal
         self._lock = threading.RLock()
         self._stop = threading.Event()
@@ -210,21 +252,13 @@ class Phases:
             self._started = self._logged = now
             file = self.file if self.file is not None else sys.stderr
             self._tty = is_terminal(file)
-            self._bar = click.progressbar(
-                length=None,
-                iterable=itertools.count(),
-                label=label,
-                file=file,
-                bar_template="%(label)s: %(info)s",
-                item_show_func=lambda _: self._info(),
-                show_percent=False,
-                show_eta=False,
-                width=1,
-            )
-            if not self._tty or not live:
-                click.echo(label, file=file)
+            self._running = True
+            if self._tty and live:
+                self._line = Line(file)
+                self._line.draw(f"{label}: {self._info()}")
             else:
-                self._bar.render_progress()
+                self._line = None
+                click.echo(label, file=file)
             if live and self._ticker is None:
                 self._ticker = threading.Thread(
                     target=self._tick, name="brahmic_pua-progress", daemon=True
@@ -251,12 +285,11 @@ class Phases:
             self._ticker.join()
             self._ticker = None
         with self._lock:
-            bar = self._bar
-            if error is not None and bar is not None:
-                self._bar = self.label = None
-                if self._tty and self._live:
-                    end = SHOW_CURSOR if isinstance(error, KeyboardInterrupt) else None
-                    click.echo(end if end is not None else "", file=bar.file, nl=end is None)
+            if error is not None and self._running:
+                self._running, self.label = False, None
+                if self._line is not None and not isinstance(error, KeyboardInterrupt):
+                    self._line.end()
+                self._line = None
             self._end()
         self._stop.clear()
 
@@ -270,32 +303,31 @@ class Phases:
         return f"{spent}, {self.detail}" if self.detail else spent
 
     def _end(self) -> None:
-        if self._bar is None or self.label is None:
+        if not self._running or self.label is None:
             return
-        bar, spent = self._bar, elapsed(time.monotonic() - self._started, tenths=True)
-        self._bar = None
-        line = f"{self.label}: done in {spent}"
-        if self._tty and self._live:
-            bar.item_show_func = lambda _: f"done in {spent}"
-            bar.render_progress()
-            bar.render_finish()
+        spent = elapsed(time.monotonic() - self._started, tenths=True)
+        if self._line is not None:
+            self._line.draw(f"{self.label}: done in {spent}")
+            self._line.end()
         else:
-            click.echo(line, file=bar.file)
-        self.label = None
+            click.echo(f"{self.label}: done in {spent}", file=self._file())
+        self._running, self._line, self.label = False, None, None
+
+    def _file(self) -> TextIO:
+        return self.file if self.file is not None else sys.stderr
 
     def _tick(self) -> None:
         while not self._stop.wait(TICK):
             with self._lock:
-                bar = self._bar
-                if bar is None or not self._live:
+                if not self._running or not self._live:
                     continue
-                if self._tty:
-                    bar.render_progress()  # click writes only a line that changed
+                if self._line is not None:
+                    self._line.draw(f"{self.label}: {self._info()}")  # drawn only if it changed
                     continue
                 now = time.monotonic()
                 if now - self._logged >= self.interval:
                     self._logged = now
-                    click.echo(f"{self.label}: {self._info()}", file=bar.file)
+                    click.echo(f"{self.label}: {self._info()}", file=self._file())
 
 
 class _Redirected:
@@ -319,5 +351,5 @@ class _Redirected:
 
     def _move(self, file: TextIO) -> None:
         self.phases.file = file
-        if self.phases._bar is not None:
-            self.phases._bar.file = file
+        if self.phases._line is not None:
+            self.phases._line.file = file

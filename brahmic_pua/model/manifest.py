@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from brahmic_pua.codec import PUACodec
-from brahmic_pua.codec.table_file import check_document, shown
+from brahmic_pua.codec.table_file import check_document, quoted
 from brahmic_pua.io.digest import json_fingerprint
 from brahmic_pua.model.proto import MANIFEST, MANIFEST_FIELD, model_pb2
 from brahmic_pua.model.rule_check import RuleError, check_rules
@@ -145,7 +145,7 @@ class Manifest:
         form, version = body.get("format"), body.get("format_version")
         if form != FORMAT or type(version) is not int or version != FORMAT_VERSION:
             raise ManifestError(
-                f"{source}: manifest format {shown(form)} version {shown(version)}, this "
+                f"{source}: manifest format {quoted(form)} version {quoted(version)}, this "
                 f"brahmic_pua reads {FORMAT} version {FORMAT_VERSION}; {_REBUILD}"
             )
         try:
@@ -193,13 +193,13 @@ def _checked(body: dict[str, Any]) -> tuple[str, FoldingTable, PUACodec]:
     if missing:
         raise ValueError(f"no {missing[0]!r} key")
     if unexpected:
-        raise ValueError(f"unexpected key {shown(unexpected[0])}")
+        raise ValueError(f"unexpected key {quoted(unexpected[0])}")
     mode = body["normalization"]
     if not isinstance(mode, str) or len(mode) > 40:
-        raise ValueError(f"normalization is {shown(mode)}, not a mode's name")
+        raise ValueError(f"normalization is {quoted(mode)}, not a mode's name")
     check_mode(mode)
     if body.get("user_rules", False) is not True and "user_rules" in body:
-        raise ValueError(f"user_rules is {shown(body['user_rules'])}, not true")
+        raise ValueError(f"user_rules is {quoted(body['user_rules'])}, not true")
     folding = _folding(body.get("folding"))
     try:
         codec = PUACodec(check_document(body["codec"]))
@@ -219,11 +219,11 @@ def _folding(document: object) -> FoldingTable:
     if document is None:
         return NO_FOLDING
     if not isinstance(document, dict) or set(document) != {"rules", "fingerprint"}:
-        raise ValueError(f"folding is {shown(document)}, not {{'rules': ..., 'fingerprint': ...}}")
+        raise ValueError(f"folding is {quoted(document)}, not {{'rules': ..., 'fingerprint': ...}}")
     rules = document["rules"]
     if not isinstance(rules, list) or len(rules) > MAX_FOLDING_RULES:
         raise ValueError(
-            f"folding rules are {shown(rules)}, not a list of at most {MAX_FOLDING_RULES} rules"
+            f"folding rules are {quoted(rules)}, not a list of at most {MAX_FOLDING_RULES} rules"
         )
     pairs: list[tuple[str, str]] = []
     for rule in rules:
@@ -232,7 +232,7 @@ def _folding(document: object) -> FoldingTable:
             or len(rule) != 2
             or not all(isinstance(t, str) and len(t) <= MAX_FOLDING_TEXT for t in rule)
         ):
-            raise ValueError(f"a folding rule is {shown(rule)}, not [pattern, replacement]")
+            raise ValueError(f"a folding rule is {quoted(rule)}, not [pattern, replacement]")
         pairs.append((rule[0], rule[1]))
     table = FoldingTable(tuple(pairs))
     if table.fingerprint != document["fingerprint"]:

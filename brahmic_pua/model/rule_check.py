@@ -40,7 +40,7 @@ import sentencepiece as stock
 
 from brahmic_pua.codec import PUACodec
 from brahmic_pua.codec.layout import PUA_RANGES, RESERVED, code_points
-from brahmic_pua.codec.table_file import shown
+from brahmic_pua.codec.table_file import quoted
 from brahmic_pua.model.proto import model_pb2
 from brahmic_pua.normalize import Normalizer
 from brahmic_pua.normalize.folding import ZWJ, nepali_table
@@ -106,9 +106,9 @@ def _check_codes(denormalizer: Any, codec: PUACodec) -> None:
             said = (
                 "missing from the manifest"
                 if listed is None
-                else f"{shown(listed)} in the manifest"
+                else f"{quoted(listed)} in the manifest"
             )
-            raise RuleError(f"U+{ord(code):04X} is {said}, {shown(ruled)} in the denormalizer")
+            raise RuleError(f"U+{ord(code):04X} is {said}, {quoted(ruled)} in the denormalizer")
     raise RuleError("the denormalizer maps codes together that it does not map alone")
 
 
@@ -159,6 +159,6 @@ def _check_normalization(forward: Any, denormalizer: Any, codec: PUACodec, n: No
         if ruled != n(text):
             table = " with its folding table" if n.folding.rules else ""
             raise RuleError(
-                f"its rules make {shown(text)} {shown(ruled)}, normalization="
-                f"{n.mode}{table} makes it {shown(n(text))}"
+                f"its rules make {quoted(text)} {quoted(ruled)}, normalization="
+                f"{n.mode}{table} makes it {quoted(n(text))}"
             )

@@ -79,10 +79,10 @@ class FilterResult:
 
     def line(self) -> str:
         """``name: N pieces disabled (examples); note``: one line for a report."""
-        shown = ", ".join(self.pieces[:EXAMPLES])
+        listed = ", ".join(self.pieces[:EXAMPLES])
         more = ", …" if len(self.pieces) > EXAMPLES else ""
         text = f"{self.name}: {len(self.ids)} pieces disabled"
-        text += f" ({shown}{more})" if self.ids else ""
+        text += f" ({listed}{more})" if self.ids else ""
         return f"{text}; {self.note}" if self.note else text
 
 

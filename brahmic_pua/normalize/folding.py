@@ -58,8 +58,8 @@ class Violation:
     witness: str | None
 
     def __str__(self) -> str:
-        shown = f" (e.g. {self.witness!r})" if self.witness is not None else ""
-        return f"{self.kind}: {self.pattern!r} vs {self.other!r}{shown}"
+        example = f" (e.g. {self.witness!r})" if self.witness is not None else ""
+        return f"{self.kind}: {self.pattern!r} vs {self.other!r}{example}"
 
 
 class LongestMatch:
@@ -184,8 +184,8 @@ class _Check:
     def violation(self, kind: str, pattern: str, other: str, witness: str) -> Violation:
         """A violation, with ``witness`` kept only if two passes of N really differ on it."""
         once = self.normalized(witness)
-        shown = witness if self.normalized(once) != once else None
-        return Violation(kind, pattern, other, shown)
+        example = witness if self.normalized(once) != once else None
+        return Violation(kind, pattern, other, example)
 
 
 def _alone(

@@ -119,10 +119,10 @@ class SentencePieceNormalizer:
     def _show(self, normalized: str) -> str:
         """Stock's normalized text (or a unit of it) with its codes as their clusters."""
         assert self.manifest is not None
-        shown = self.manifest.codec.decode(normalized)
+        text = self.manifest.codec.decode(normalized)
         if self._escapes:  # every space stock saw is ▁ now; one left came from inside a
-            shown = shown.replace(" ", _SPACE)  # cluster (the grapheme policy's)
-        return shown
+            text = text.replace(" ", _SPACE)  # cluster (the grapheme policy's)
+        return text
 
     def _normalize_one(self, text: Any) -> str | bytes:
         assert self.manifest is not None

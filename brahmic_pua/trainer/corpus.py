@@ -63,15 +63,15 @@ class CorpusStats:
         self.longest_line_bytes = max(self.longest_line_bytes, other.longest_line_bytes)
         self.lines_with_block += other.lines_with_block
 
-    def show(self, shown: Progress, final: bool = False) -> None:
+    def show(self, bar: Progress, final: bool = False) -> None:
         """These counts on the progress display: bytes (known for files) and lines."""
         detail = f"{self.lines:,} lines"
         if self.bytes:  # an iterator's lines are counted before their bytes are known
             detail = f"{self.bytes / 1e6:,.1f} MB, {detail}"
         if final:
-            shown.finish(detail)
+            bar.finish(detail)
         else:
-            shown.update(self.bytes or self.lines, detail)
+            bar.update(self.bytes or self.lines, detail)
 
 
 class Corpus:
@@ -134,7 +134,7 @@ class Corpus:
         total = None
         if self.inputs and not sampled:
             total = sum(Path(n).stat().st_size for n in self.inputs)
-        shown = Progress(self.progress, "scanning corpus", total)
+        bar = Progress(self.progress, "scanning corpus", total)
         with ExitStack() as files:
             spill = None
             if self.iterator is not None and self._raw_spill is None:  # read once only
@@ -152,9 +152,9 @@ class Corpus:
                         self._drop_spm_parts()
                     else:
                         spm_lines.write(text)
-                self.stats.show(shown)
+                self.stats.show(bar)
                 yield texts
-        self.stats.show(shown, final=True)
+        self.stats.show(bar, final=True)
 
     def spm_part(self) -> str:
         """A new temporary file for the next lines of spm's line file (parts join in order)."""
@@ -215,7 +215,7 @@ class Corpus:
         if self._counted or self.sample <= 0 or self.first:
             return
         size = sum(Path(n).stat().st_size for n in self.inputs) if self.inputs else None
-        shown, seen = Progress(self.progress, "counting lines", size), CorpusStats()
+        bar, seen = Progress(self.progress, "counting lines", size), CorpusStats()
         if self.iterator is not None:
             name = _temporary_name("brahmic_pua_raw_corpus_")
             try:
@@ -223,15 +223,15 @@ class Corpus:
                     for lines in batched(self._every_raw_line()):
                         spill.write("".join(f"{len(line)}\n{line}" for line in lines))
                         seen.lines += len(lines)
-                        seen.show(shown)
+                        seen.show(bar)
             except BaseException:  # a bad item, Ctrl-C: no file left behind
                 Path(name).unlink(missing_ok=True)
                 raise
             self._raw_spill = Path(name)
         else:
             for name in self.inputs:
-                _count_lines(name, seen, shown)
-        seen.show(shown, final=True)
+                _count_lines(name, seen, bar)
+        seen.show(bar, final=True)
         total = seen.lines
         self._counted = True
         if self.sample < total:
@@ -257,7 +257,7 @@ def _spilled(path: Path) -> Iterator[str]:
             yield stream.read(int(head))
 
 
-def _count_lines(name: str, seen: CorpusStats, shown: Progress) -> None:
+def _count_lines(name: str, seen: CorpusStats, bar: Progress) -> None:
     """Add the lines of a file as :func:`read_lines` yields them, counted in C a block at a
     time, and its bytes to ``seen``."""
     last = b"\n"
@@ -266,7 +266,7 @@ def _count_lines(name: str, seen: CorpusStats, shown: Progress) -> None:
             seen.lines += block.count(b"\n")
             seen.bytes += len(block)
             last = block[-1:]
-            seen.show(shown)
+            seen.show(bar)
     seen.lines += last != b"\n"
 
 

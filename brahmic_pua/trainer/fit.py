@@ -45,12 +45,12 @@ def fit(
     n: Normalizer,
     options: dict[str, Any],
     work: str,
-    shown: Phases | None = None,
+    phases: Phases | None = None,
     read_log: bool = False,
     user_rules: tuple[tuple[str, str], ...] = (),
 ) -> tuple[Any, int]:
     """spm's model, trained on the corpus's lines with the complete normalizer in it, and the
-    number of lines spm skipped as longer than ``max_sentence_length``. ``shown``: the phases'
+    number of lines spm skipped as longer than ``max_sentence_length``. ``phases``: the phases'
     display; ``read_log``: spm's log may be read for it (the caller did not ask for it);
     ``user_rules``: a user's normalizer rules, in both the training rules and the complete ones
     (spm trains on the text they rewrite, as stock does)."""
@@ -65,12 +65,12 @@ def fit(
     if path is None:
         source = {"sentence_iterator": _escaped(corpus.lines(), stop)}
     prefix = Path(work, "model")
-    shown = shown if shown is not None else Phases(False)
+    phases = phases if phases is not None else Phases(False)
     label = f"training SentencePiece ({str(options.get('model_type', 'unigram')).lower()})"
     log = None
-    if read_log and shown.enabled:  # (thread 0: no lines shown until spm's thread is known)
-        log = SpmLog(lambda say: shown.show(say, label), thread=0)
-    with captured(log) as capture, shown.writing_to(capture.stderr):
+    if read_log and phases.enabled:  # (thread 0: no lines shown until spm's thread is known)
+        log = SpmLog(lambda say: phases.show(say, label), thread=0)
+    with captured(log) as capture, phases.writing_to(capture.stderr):
         spm_options = {**options, "minloglevel": 0} if capture.active else options
         level = int(spm_options.get("minloglevel", 2))
 
@@ -95,17 +95,17 @@ def fit(
 
         # spm's own log on stderr (minloglevel < 2, asked for): no line redrawn over it
         live = capture.active or level >= 2 or "logstream" in options
-        shown.start(label, live)
+        phases.start(label, live)
         if not n.composes:  # without NFC, the codec's rules are all the rules
             charsmap = _alongside(train, None, stop)
         elif path:
-            charsmap = _alongside(train, complete, stop, shown)
+            charsmap = _alongside(train, complete, stop, phases)
         else:
             charsmap = _alongside(train, None, stop)
     if n.composes and not path:  # spm took the GIL for every line: one after the other
-        shown.start("compiling rules")
+        phases.start("compiling rules")
         charsmap = complete(int(options.get("minloglevel", 2)))
-    shown.end()
+    phases.end()
     model = parse_model(Path(f"{prefix}.model").read_bytes())
     if charsmap is not None:
         model.normalizer_spec.precompiled_charsmap = charsmap
@@ -130,11 +130,11 @@ def _alongside(
     train: Callable[[], None],
     complete: Callable[[], bytes] | None,
     stop: threading.Event,
-    shown: Phases | None = None,
+    phases: Phases | None = None,
 ) -> bytes | None:
     """``train()`` on a thread and ``complete()``, if given, here meanwhile; then wait for
     the thread. The thread is a daemon: Ctrl-C stops the waiting (``stop`` is then set), and
-    an interrupted process does not wait for spm to finish. When spm is done first, ``shown``
+    an interrupted process does not wait for spm to finish. When spm is done first, ``phases``
     moves on to "compiling rules"."""
     failure: list[BaseException] = []
     compiling = threading.Lock()  # held while complete() runs
@@ -147,8 +147,8 @@ def _alongside(
         except BaseException as error:  # handed to the waiting thread
             failure.append(error)
             return
-        if shown is not None and not compiling.acquire(blocking=False) and not stop.is_set():
-            shown.start("compiling rules")
+        if phases is not None and not compiling.acquire(blocking=False) and not stop.is_set():
+            phases.start("compiling rules")
 
     thread = threading.Thread(target=run, name="brahmic_pua-spm-train", daemon=True)
     _SPM_THREADS.append(thread)

@@ -109,14 +109,14 @@ def reduce_in_order(
     """The ranges' counts and statistics added up in input order, each part waited for as
     the reduce reaches it, with a progress line over the bytes of ``files``."""
     total = sum(Path(name).stat().st_size for name in files)
-    shown = Progress(progress, "scanning corpus", total)
+    bar = Progress(progress, "scanning corpus", total)
     counts, stats = CorpusCounts(), CorpusStats()
     for part, lines in parts:
         counts.clusters.update(part.clusters)
         counts.characters.update(part.characters)
         stats.merge(lines)
-        stats.show(shown)
-    stats.show(shown, final=True)
+        stats.show(bar)
+    stats.show(bar, final=True)
     return counts, stats
 
 

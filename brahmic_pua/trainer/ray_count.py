@@ -58,8 +58,8 @@ def ray_session(
         check_reachable(address)
     root = _session_root(address)
     try:
-        with signals_deferred(), _sigterm_left_alone(), Phases(progress) as shown:
-            shown.start("starting Ray" if root else "connecting to Ray")
+        with signals_deferred(), _sigterm_left_alone(), Phases(progress) as phases:
+            phases.start("starting Ray" if root else "connecting to Ray")
             ray.init(
                 address=address,
                 num_cpus=None if address else num_cpus,
@@ -70,8 +70,8 @@ def ray_session(
             )
         yield ray
     finally:
-        with Phases(progress and root is not None) as shown:
-            shown.start("stopping Ray")
+        with Phases(progress and root is not None) as phases:
+            phases.start("stopping Ray")
             # (ours: wait for its processes, which write in the folder until they end)
             ray.shutdown(**({"wait_for_processes": True} if root else {}))
         reinstall_sigterm()

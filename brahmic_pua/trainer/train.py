@@ -295,11 +295,11 @@ def _train(
     if (nothing := no_brahmic_text(codec)) is not None:  # after the checks that fail at once
         print(f"brahmic_pua: {nothing}", file=sys.stderr)
         warnings.append(nothing)
-    with temporary_folder("brahmic_pua_train_") as work, Phases(options.progress) as shown:
+    with temporary_folder("brahmic_pua_train_") as work, Phases(options.progress) as phases:
         coded_options(opts, codec, n, work)
         try:
             model, too_long = fit(
-                corpus, codec, n, opts, work, shown, not options.spm_log, user_rules
+                corpus, codec, n, opts, work, phases, not options.spm_log, user_rules
             )
         except ValueError as error:  # spm's "Vocabulary size too high", in our words
             if pretokenizer is not None and (failed := pretokenizer.error()) is not None:
@@ -308,7 +308,7 @@ def _train(
                 raise
             if probe:
                 raise _TooHigh(limit_hit[1]) from None
-            shown.start("finding a vocab_size that trains")
+            phases.start("finding a vocab_size that trains")
             trains = size_that_trains(
                 limit_hit[1], lambda size: _made_at(size, options, n, corpus, counted, characters)
             )
@@ -323,16 +323,16 @@ def _train(
             )
             print(f"brahmic_pua: {note}", file=sys.stderr)
             warnings.append(note)
-        codec = _drop_codes_without_piece(model, codec, n, work, shown, user_rules)
+        codec = _drop_codes_without_piece(model, codec, n, work, phases, user_rules)
         disabled = _finish(model, codec, prefix)
         starts = 0
         if options.complete_word_starts:
             if model_type == "unigram":  # (the others are left alone)
-                shown.start("completing word starts")
+                phases.start("completing word starts")
             starts = complete_word_starts(model, corpus.lines())
         filtered = None
         if options.filters:
-            shown.start(f"filters ({', '.join(options.filters)})")
+            phases.start(f"filters ({', '.join(options.filters)})")
             filtered = filter_model(
                 model,
                 options.filters,
@@ -343,7 +343,7 @@ def _train(
                 theta=options.theta,
                 theta_per_million=options.theta_per_million,
             )
-        shown.start("writing the model")
+        phases.start("writing the model")
         manifest = Manifest(codec, n.mode, n.folding, user_rules=bool(user_rules))
         data = embed(model.SerializeToString(), manifest)
         model_file, vocab_file = _write(options, prefix, data, model, codec)
@@ -419,7 +419,7 @@ def _drop_codes_without_piece(
     codec: PUACodec,
     n: Normalizer,
     work: str,
-    shown: Phases,
+    phases: Phases,
     user_rules: tuple[tuple[str, str], ...],
 ) -> PUACodec:
     """The codec without clusters spm gave no piece (character_coverage can drop a code we
@@ -429,7 +429,7 @@ def _drop_codes_without_piece(
     if len(kept) == len(codec):
         return codec
     codec = codec.restricted(kept)
-    shown.start("compiling rules again, for the clusters spm kept")
+    phases.start("compiling rules again, for the clusters spm kept")
     forward, backward = compile_rules(*rule_files(codec, n, user_rules), work)
     model.normalizer_spec.precompiled_charsmap = forward
     model.denormalizer_spec.precompiled_charsmap = backward

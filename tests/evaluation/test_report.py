@@ -1,8 +1,8 @@
 """One metric bundle, one label table, one table layout for ``eval`` and ``audit``, and one home
 (``cli/common.py``) for what the commands share.
 
-Both reports used to compute their common metrics and label them each in its own code; these
-tests hold them to :func:`brahmic_pua.evaluation.evaluate.text_metrics` and
+Two reports that computed and labelled their common metrics each in its own code could drift
+apart; these tests hold them to :func:`brahmic_pua.evaluation.evaluate.text_metrics` and
 :mod:`brahmic_pua.evaluation.report`, so the same number cannot come out, or be called,
 differently in the two tables."""
 

@@ -109,7 +109,7 @@ def test_elapsed_time() -> None:
 
 def test_a_finished_bar_is_full() -> None:
     """Redraws are throttled, so the last update a bar saw can be short of its total: the bar
-    that ends is drawn whole (the old one could end at 29 of 30 marks at 100%)."""
+    that ends is drawn whole (drawn from that update it could end at 29 of 30 marks at 100%)."""
     for total, done in ((1000, 999), (30, 29), (7, 3)):
         screen = _Terminal()
         shown = Progress(True, "scanning corpus", total, file=screen)

@@ -1,11 +1,11 @@
 """The generated script tables against ``regex``'s own Script data, on every code point.
 
-``char_class`` (the filters' notion of a character's script) used to ask ``regex`` at run time
-through a pattern of one ``\\p{sc=NAME}`` group per script, built from the private
-``regex._regex_core``. It now reads the committed tables (``unicode_script``), so a user's
-``regex`` version cannot change which pieces a filter disables. The old implementation is kept
-here, verbatim in its logic, as the oracle: with the ``regex`` the tables were generated from,
-old and new must agree on every code point but the surrogates.
+``char_class`` (the filters' notion of a character's script) reads the committed tables
+(``unicode_script``), not ``regex`` at run time, so a user's ``regex`` version cannot change
+which pieces a filter disables. The oracle asks ``regex`` itself, through a pattern of one
+``\\p{sc=NAME}`` group per script built from ``regex._regex_core`` (regex's, not ours): with
+the ``regex`` the tables were generated from, the two must agree on every code point but the
+surrogates.
 """
 
 from __future__ import annotations

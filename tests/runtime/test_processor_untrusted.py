@@ -6,7 +6,7 @@
 * A ``<U+XXXX>`` piece that names no character is one line naming the piece.
 * A model path is checked before it is read whole: its size, and its first bytes. A device
   that never ends, a file larger than protobuf parses and a large text file are refused
-  under a memory limit the whole file would exceed (the old loader read them whole).
+  under a memory limit the whole file would exceed (a loader that reads first would run out).
 * A pipe given as a training input is named as one, not "not found".
 """
 

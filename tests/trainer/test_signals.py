@@ -114,9 +114,9 @@ def out(tmp_path: Path) -> Path:
 def test_a_signal_during_spm_training_leaves_nothing(
     tmp: Path, out: Path, sent: signal.Signals, status: int, source: str
 ) -> None:
-    """spm trains on a thread of its own, so the signal is taken at once; one that was left
-    running when training was short used to abort the process as it exited ("terminate called
-    without an active exception", exit 134)."""
+    """spm trains on a thread of its own, so the signal is taken at once; and a thread left
+    running when the process exits would abort it ("terminate called without an active
+    exception", exit 134), so the exit must not wait for Python's finalization."""
     process = _run(
         [
             *MODULE,
@@ -161,7 +161,7 @@ def _alive(pid: int) -> bool:
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads child processes from /proc")
 def test_sigkill_leaves_only_temporary_files_and_no_process(tmp: Path, out: Path) -> None:
     """SIGKILL cannot be cleaned up after: the worker processes counting the corpus die with
-    the run (they used to wait forever for work, holding its stderr), what is left is the
+    the run (orphaned, they would wait forever for work, holding its stderr), what is left is the
     temporary files the README names, and the next run is not affected by them."""
     if len(os.sched_getaffinity(0)) < 2:
         pytest.skip("the count uses worker processes only with 2 CPUs or more")
@@ -305,11 +305,11 @@ def _processes_naming(text: str) -> list[str]:
 def test_ray_engine_signal_during_spm_training_leaves_nothing(
     short_tmp: Path, out: Path, sent: signal.Signals, status: int
 ) -> None:
-    """With --engine ray, SIGTERM during spm's training used to kill the process at once (Ray's
-    shutdown reset the handler behind Python's back), leaving the rule folder; Ctrl-C, taken
-    by the iterator spm reads, exited 1 ("SentencePiece could not train"); and Ray's session
-    folder was always left under $TMPDIR/ray. Now the session is in a folder of ours, removed
-    with it, and Ray's processes are gone."""
+    """With --engine ray, three things can leave files behind: Ray's shutdown resets the SIGTERM
+    handler behind Python's back (the process would die at once, leaving the rule folder); a
+    Ctrl-C taken by the iterator spm reads would look like a failed training (exit 1,
+    "SentencePiece could not train"); and Ray keeps its session folder under $TMPDIR/ray. The
+    session is in a folder of ours, removed with it, and Ray's processes are gone."""
     require_extra("ray", "distributed", "the Ray engine's signals")
     process = _run(
         [
