@@ -14,9 +14,18 @@ import pytest
 from conftest import default_sigint
 
 SCRIPT = shutil.which("brahmic-pua", path=os.path.dirname(sys.executable))
-#: What CPython writes when a Ctrl-C lands while it computes ``sys.path[0]``, before any code
-#: of the script runs (Modules/main.c: pymain_run_python).
-PYTHON_STARTUP = "Failed checking if argv[0] is an import path entry"
+#: Before the first line of brahmic_pua_launch.py runs, a Ctrl-C lands in code that is not ours:
+#: CPython's start ("Failed checking if argv[0] is an import path entry", while it computes
+#: sys.path[0]) or the console script's own ``from brahmic_pua_launch import main`` while the
+#: import system looks the module up. On a loaded machine the earliest delay can land there;
+#: the report then names no frame of our source, which is what the test checks instead.
+PRELUDE = ("<frozen importlib", "bin/brahmic-pua")
+
+
+def _frames_of_ours(report: str) -> list[str]:
+    """The traceback's frames in brahmic_pua's own files (the package, the launcher, cli/)."""
+    frames = [line.strip() for line in report.splitlines() if line.strip().startswith('File "')]
+    return [f for f in frames if not any(place in f for place in PRELUDE)]
 
 
 @pytest.mark.skipif(SCRIPT is None, reason="the brahmic-pua console script is not installed")
@@ -24,8 +33,8 @@ PYTHON_STARTUP = "Failed checking if argv[0] is an import path entry"
 def test_a_ctrl_c_at_any_moment_of_the_start_is_one_line(delay: float) -> None:
     """``segment`` waits on stdin once loaded, so a Ctrl-C lands in the imports (early delays)
     or in the command (late ones); either way the same line. A signal before Python runs any
-    code of ours ends the process by SIGINT, silently, as for any program, or with CPython's
-    own report of where its start was cut (no frame of ours in it)."""
+    code of ours ends the process by SIGINT, silently, as for any program, or with the report
+    of CPython or of the console script's import (no frame of ours in it)."""
     assert SCRIPT is not None
     run = subprocess.Popen(
         [SCRIPT, "segment"],
@@ -38,10 +47,15 @@ def test_a_ctrl_c_at_any_moment_of_the_start_is_one_line(delay: float) -> None:
     time.sleep(delay)
     run.send_signal(signal.SIGINT)
     _, errors = run.communicate(timeout=60)
-    if errors.startswith(PYTHON_STARTUP):
-        # CPython's own start, before it runs a line of ours (on a loaded machine the earliest
-        # delay can land there): its report names only the interpreter's frozen frames.
-        assert "brahmic_pua" not in errors and 'File "<frozen' in errors, errors
-        return
+    if "KeyboardInterrupt" in errors and not _frames_of_ours(errors):
+        return  # cut before a line of ours ran (see PRELUDE)
     assert "Traceback" not in errors, errors
     assert (run.returncode, errors) in {(130, "Error: interrupted\n"), (-signal.SIGINT, "")}
+
+
+def test_frames_of_ours_tells_the_prelude_from_our_code() -> None:
+    """The check above can fail: a frame in the package or the launcher is ours."""
+    prelude = 'Traceback:\n  File "/v/bin/brahmic-pua", line 3\n  File "<frozen importlib._b>"\n'
+    assert _frames_of_ours(prelude) == []
+    for file in ("/r/brahmic_pua/__init__.py", "/r/brahmic_pua_launch.py", "/r/cli/main.py"):
+        assert _frames_of_ours(prelude + f'  File "{file}", line 9\n')
