@@ -45,7 +45,6 @@ import torch
 from attribution import NotAttributable, attribute, cluster_counts
 from data import (
     ARM_SPECS,
-    ARMS,
     EXTRA,
     STOCK_ARMS,
     TRAIN,
@@ -69,6 +68,7 @@ from gpt import (
 )
 from ngram import KneserNey
 from plot import bar_chart, line_chart, trend_chart
+from preset import Preset, PresetError, load_preset
 from report import UNDERTRAINED, markdown, ngram_markdown, trend_section
 from so_far import trend_so_far
 from stats import bootstrap_ratio, mean_ci, paired_difference
@@ -80,102 +80,23 @@ from brahmic_pua.evaluation.o200k import O200k
 from brahmic_pua.io.lock import Held, exclusive
 
 
-@dataclass(frozen=True)
-class Preset:
-    vocab_size: int
-    layers: int
-    heads: int
-    width: int
-    context: int
-    dropout: float
-    batch: int
-    lr: float
-    min_lr: float
-    warmup: int
-    steps: int  # for cpu: the most steps; calibration may choose fewer to fit the budget
-    seeds: int
-    train_lines: int | None  # None: the whole of te.train.txt
-    heldout_lines: int
-    budget_minutes: float | None
-    calibrate: bool
-    sample_tokens: int  # generated per model, for orphan marks in what the model writes
-    bootstrap: int  # resamples of held-out lines
-    arms: tuple[str, ...] = ARMS  # the arms run when --arms is not given
-    checkpoint_from: int | None = None  # first log-spaced checkpoint (then ×2); None: last only
-    estimate: bool = False  # calibrate tokens/s and print the finish time before training
-
-
-PRESETS = {
-    "smoke": Preset(
-        1000, 1, 2, 32, 32, 0.0, 8, 3e-3, 3e-4, 2, 12, 1, 800, 40, None, False, 64, 200
-    ),
-    "cpu": Preset(
-        8000, 2, 4, 128, 128, 0.1, 16, 2e-3, 2e-4, 50, 3000, 3, None, 1000, 30, True, 1024, 1000
-    ),
-    # the cpu preset's model, 10,000 steps × 16 × 128 = 20.5M tokens per model
-    "cpu-long": Preset(
-        8000,
-        2,
-        4,
-        128,
-        128,
-        0.1,
-        16,
-        2e-3,
-        2e-4,
-        100,
-        10000,
-        3,
-        None,
-        1000,
-        None,
-        False,
-        1024,
-        1000,
-        arms=("plain-unigram", "brahmic_pua-unigram"),
-        checkpoint_from=50,
-        estimate=True,
-    ),
-    "paper": Preset(
-        8000,
-        6,
-        6,
-        384,
-        256,
-        0.2,
-        64,
-        1e-3,
-        1e-4,
-        100,
-        5000,
-        3,
-        None,
-        3000,
-        None,
-        False,
-        2048,
-        1000,
-        checkpoint_from=50,
-        estimate=True,
-    ),
-}
-
-
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     p.add_argument(
         "--preset",
-        choices=sorted(PRESETS),
         default="smoke",
+        metavar="NAME|FILE",
         help="sizes: smoke (tiny model, a few steps, 800 lines, vocab 1000, 1 seed; "
         "< 20 s), cpu (1.4M-parameter model, vocab 8000, 3 seeds, steps sized "
         "by calibration to fit --budget-minutes, default 30), cpu-long (the cpu model, "
         "10,000 steps = 20.5M tokens per model, the Unigram pair, 3 seeds, log-spaced "
         "checkpoints; hours: resumable), paper (the nanoGPT "
         "prototype: 6 layers, 6 heads, width 384, dropout 0.2, context 256, "
-        "batch 64, lr 1e-3 cosine to 1e-4, 5,000 steps; for a GPU)",
+        "batch 64, lr 1e-3 cosine to 1e-4, 5,000 steps; for a GPU); every setting of "
+        "each, with a comment, in presets/NAME.toml, or give the path of a preset file "
+        "(preset.py checks it)",
     )
     p.add_argument(
         "--arms",
@@ -374,8 +295,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def settings(args: argparse.Namespace) -> Preset:
-    """The preset with the command line's overrides."""
-    preset = PRESETS[args.preset]
+    """The preset with the command line's overrides. A preset that is not one (no such name or
+    file, a key unknown, missing or mistyped) stops the run in one line, with argparse's exit
+    status for a bad option (2), before anything is trained."""
+    try:
+        preset = load_preset(args.preset)
+    except PresetError as error:
+        print(f"{Path(sys.argv[0]).name}: error: {error}", file=sys.stderr)
+        raise SystemExit(2) from None
     overrides: dict[str, Any] = {
         "vocab_size": args.vocab_size,
         "steps": args.steps,
