@@ -494,6 +494,7 @@ def test_seeds_trained_by_separate_processes_report_as_one_run(tmp_path: Path) -
     assert not (split / "state/plain-unigram/seed0").exists()
     run(*options, "--out", str(split), "--so-far")  # seed 1 only, so far
     so_far = json.loads((split / "so_far.json").read_text(encoding="utf-8"))
+    assert so_far["command"] == [str(EXAMPLE / "run.py"), *options, "--out", str(split), "--so-far"]
     rows = so_far["trend"]["brahmic_pua-unigram"]["checkpoints"]
     assert [(r["step"], r["seeds"]) for r in rows] == [(4, 1), (12, 1)]
     folder = split / "state/plain-unigram/seed0"

@@ -2,8 +2,8 @@
 paired differences, the settings and provenance recorded beside them, the plots, and the writer
 of results.json and results.md (and of so_far.json and so_far.md).
 
-results.json holds every number a table shows and every setting, so a reader can check a table
-against the numbers.
+results.json holds every number a table shows and the exact command line that made it, so a
+reader can check a table against the numbers and rerun the command.
 """
 
 from __future__ import annotations

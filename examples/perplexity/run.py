@@ -74,9 +74,11 @@ from trend import checkpoint_steps, gap_trend
 
 
 def main(argv: list[str] | None = None) -> None:
+    """The experiment with the options in ``argv`` (None: the command line's)."""
     started = time.perf_counter()
     # --- settings: the preset (presets/NAME.toml) with the command line's overrides
     args = parse_args(argv, __doc__)
+    command = [sys.argv[0], *(sys.argv[1:] if argv is None else argv)]  # as typed
     cfg = settings(args)
     torch.set_num_threads(args.threads)
     if str(args.device).startswith("cuda"):
@@ -110,7 +112,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.ngram or args.ngram_only:  # Kneser–Ney models: a converged comparator
         ngrams = ngram_table(arms, train_text, heldout, args.ngram_orders, cfg.bootstrap)
     if args.ngram_only:
-        results: dict[str, Any] = {"settings": recorded}
+        results: dict[str, Any] = {"command": command, "settings": recorded}
         results |= {"tokenizers": tokenizers, "ngram": ngrams, **provenance()}
         results["wall_seconds"] = time.perf_counter() - started
         write_results(out, results, ngram_markdown(results))
@@ -134,7 +136,9 @@ def main(argv: list[str] | None = None) -> None:
                 "the --out and options of a run in progress"
             )
         steps = arm_steps(cfg, args.regime, tokens_per_byte)
-        report_so_far(out, arms, cfg, steps, line_bytes(checkpoint_lines), len(checkpoint_lines))
+        report_so_far(
+            out, arms, cfg, steps, line_bytes(checkpoint_lines), len(checkpoint_lines), command
+        )
         return
     chosen = sorted(set(args.only_seeds)) if args.only_seeds is not None else list(range(cfg.seeds))
     if cfg.calibrate or cfg.budget_minutes is not None or cfg.estimate:
@@ -214,7 +218,7 @@ def main(argv: list[str] | None = None) -> None:
         for a in arms
     }
     pairs = [a for a in arms if a.kind != "plain"]
-    results = {"arms": entries}
+    results = {"command": command, "arms": entries}
     results["differences"] = {
         a.name: difference(a, scores, heldout_line_bytes, cfg.bootstrap)
         | {"round_trip_rate": tokenizers[a.name]["round_trip_rate"]}
@@ -242,7 +246,7 @@ def main(argv: list[str] | None = None) -> None:
         for s in arm_scores.scored
     )
 
-    # --- results: results.json (every number and setting), results.md, plots
+    # --- results: results.json (every number, the settings, the command), results.md, plots
     results["settings"] = run_settings(recorded, args, cfg, names, checkpoint_bytes, out)
     results |= {**provenance(), "undertrained": UNDERTRAINED}
     results["plot_note"] = plot_results(results, out)

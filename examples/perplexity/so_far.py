@@ -88,6 +88,7 @@ def report_so_far(
     steps: dict[str, int],
     checkpoint_bytes: list[int],
     checkpoint_lines: int,
+    command: list[str],
 ) -> None:
     """--so-far: the trend table and plot from the checkpoints saved so far, written as
     so_far.md, so_far.json and gap_trend_so_far.png beside the run's state."""
@@ -107,6 +108,7 @@ def report_so_far(
             parameters,
         )
     results = {
+        "command": command,
         "trend": trends,
         "settings": {
             "checkpoint_lines": checkpoint_lines,
