@@ -1,6 +1,7 @@
 """examples/perplexity's tools: the Kneser–Ney n-gram comparator (by hand), the
-token-class attribution (by hand), the trend statistics, resuming an interrupted run (the
-result equals an uninterrupted one) and the paper preset's model shapes end to end on a CPU.
+token-class attribution (by hand), the trend statistics, the preset files (their values, and a
+file that is not a preset refused in one line), resuming an interrupted run (the result equals
+an uninterrupted one) and the paper preset's model shapes end to end on a CPU.
 
 The n-gram model, the resume test and the paper run need torch (the optional `experiment`
 extra); where it is missing they skip visibly, and fail under CI (see conftest.require_extra).
@@ -26,6 +27,7 @@ sys.path.insert(0, str(EXAMPLE))
 
 from attribution import NotAttributable, attribute  # noqa: E402
 from data import Arm  # noqa: E402
+from preset import PRESET_DIR, PresetError, load_preset, preset_names  # noqa: E402
 from stats import bootstrap_slope, linear_fit  # noqa: E402
 from trend import checkpoint_steps, fit  # noqa: E402
 
@@ -306,6 +308,106 @@ def test_trend_verdicts() -> None:
     assert fit(*_rows([0.05, 0.04]), [10] * 30, 200)["verdict"].startswith("too few")
 
 
+# --- presets ----------------------------------------------------------------------------
+
+ARMS = ("plain-unigram", "plain-bpe", "brahmic_pua-unigram", "brahmic_pua-bpe")
+MODEL = {"layers": 2, "heads": 4, "width": 128, "context": 128, "dropout": 0.1, "batch": 16}
+# The values run.py held as positional tuples before the presets became files; 30 is an int.
+RECORDED: dict[str, dict[str, Any]] = {
+    "smoke": {
+        **{"vocab_size": 1000, "layers": 1, "heads": 2, "width": 32, "context": 32},
+        **{"dropout": 0.0, "batch": 8, "lr": 3e-3, "min_lr": 3e-4, "warmup": 2, "steps": 12},
+        **{"seeds": 1, "train_lines": 800, "heldout_lines": 40, "budget_minutes": None},
+        **{"calibrate": False, "sample_tokens": 64, "bootstrap": 200, "arms": ARMS},
+        **{"checkpoint_from": None, "estimate": False},
+    },
+    "cpu": {
+        **{"vocab_size": 8000, **MODEL, "lr": 2e-3, "min_lr": 2e-4, "warmup": 50},
+        **{"steps": 3000, "seeds": 3, "train_lines": None, "heldout_lines": 1000},
+        **{"budget_minutes": 30, "calibrate": True, "sample_tokens": 1024, "bootstrap": 1000},
+        **{"arms": ARMS, "checkpoint_from": None, "estimate": False},
+    },
+    "cpu-long": {
+        **{"vocab_size": 8000, **MODEL, "lr": 2e-3, "min_lr": 2e-4, "warmup": 100},
+        **{"steps": 10000, "seeds": 3, "train_lines": None, "heldout_lines": 1000},
+        **{"budget_minutes": None, "calibrate": False, "sample_tokens": 1024, "bootstrap": 1000},
+        **{"arms": ("plain-unigram", "brahmic_pua-unigram"), "checkpoint_from": 50},
+        "estimate": True,
+    },
+    "paper": {
+        **{"vocab_size": 8000, "layers": 6, "heads": 6, "width": 384, "context": 256},
+        **{"dropout": 0.2, "batch": 64, "lr": 1e-3, "min_lr": 1e-4, "warmup": 100},
+        **{"steps": 5000, "seeds": 3, "train_lines": None, "heldout_lines": 3000},
+        **{"budget_minutes": None, "calibrate": False, "sample_tokens": 2048, "bootstrap": 1000},
+        **{"arms": ARMS, "checkpoint_from": 50, "estimate": True},
+    },
+}
+
+
+def test_every_preset_file_holds_the_recorded_values() -> None:
+    """Each presets/NAME.toml gives exactly the values (and types: an int stays an int, so
+    results.json is unchanged) that the preset had as a tuple in run.py; by name or by path."""
+    assert preset_names() == sorted(RECORDED)
+    for name, values in RECORDED.items():
+        for given in (name, PRESET_DIR / f"{name}.toml"):
+            loaded = vars(load_preset(given))
+            assert loaded == values
+            assert {k: type(v) for k, v in loaded.items()} == {
+                k: type(v) for k, v in values.items()
+            }
+
+
+def _smoke_with(tmp_path: Path, old: str, new: str) -> Path:
+    """presets/smoke.toml with one line's start ``old`` replaced by ``new``, as a new file."""
+    text = (PRESET_DIR / "smoke.toml").read_text(encoding="utf-8")
+    lines = [new if line.startswith(old) else line for line in text.split("\n")]
+    assert lines != text.split("\n"), old
+    path = tmp_path / "preset.toml"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return path
+
+
+BROKEN = {  # what is changed in smoke.toml, and what the one-line error must say
+    "unknown key": ("steps =", "stepz = 12", "unknown key 'stepz'"),
+    "wrong type": ("steps =", 'steps = "12"', "key 'steps' must be an integer, not '12'"),
+    "bool for an int": ("layers =", "layers = true", "key 'layers' must be an integer"),
+    "missing key": ("seeds =", "", "missing key 'seeds'"),
+    "none word": ("train_lines =", 'train_lines = "none"', 'an integer or "all"'),
+    "unknown arm": ("arms =", 'arms = ["plain-unigram", "x"]', "names unknown arms ['x']"),
+    "not TOML": ("steps =", "steps = =", "not a readable TOML file"),
+}
+
+
+@pytest.mark.parametrize("case", BROKEN, ids=list(BROKEN))
+def test_a_file_that_is_not_a_preset_is_named_with_its_key(tmp_path: Path, case: str) -> None:
+    old, new, message = BROKEN[case]
+    path = _smoke_with(tmp_path, old, new)
+    with pytest.raises(PresetError) as error:
+        load_preset(path)
+    assert str(error.value).startswith(f"{path}: ") and message in str(error.value)
+    assert "\n" not in str(error.value)
+
+
+@pytest.mark.parametrize("case", ["unknown key", "wrong type", "missing key"])
+def test_run_refuses_a_broken_preset_in_one_line(tmp_path: Path, case: str) -> None:
+    """run.py stops before anything is made: one line on stderr naming the file and the key,
+    argparse's exit status for a bad option (2), no traceback."""
+    need_torch()  # run.py imports torch first
+    old, new, message = BROKEN[case]
+    path = _smoke_with(tmp_path, old, new)
+    out = tmp_path / "out"
+    refused = subprocess.run(
+        [sys.executable, str(EXAMPLE / "run.py"), "--preset", str(path), "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert refused.returncode == 2
+    assert refused.stderr.startswith(f"run.py: error: {path}: ") and message in refused.stderr
+    assert refused.stderr.count("\n") == 1
+    assert "Traceback" not in refused.stderr and not out.exists()
+
+
 # --- run.py end to end ---------------------------------------------------------------------
 
 
@@ -392,6 +494,7 @@ def test_seeds_trained_by_separate_processes_report_as_one_run(tmp_path: Path) -
     assert not (split / "state/plain-unigram/seed0").exists()
     run(*options, "--out", str(split), "--so-far")  # seed 1 only, so far
     so_far = json.loads((split / "so_far.json").read_text(encoding="utf-8"))
+    assert so_far["command"] == [str(EXAMPLE / "run.py"), *options, "--out", str(split), "--so-far"]
     rows = so_far["trend"]["brahmic_pua-unigram"]["checkpoints"]
     assert [(r["step"], r["seeds"]) for r in rows] == [(4, 1), (12, 1)]
     folder = split / "state/plain-unigram/seed0"

@@ -78,23 +78,26 @@ def test_a_run_of_plain_arms_alone_reports(tmp_path: Path) -> None:
 
 @corpora  # examples/perplexity reads ../shared/corpora
 def test_smoke_run(tmp_path: Path) -> None:
+    """The smoke preset with the stock arms, end to end; results.json records the command line
+    exactly as given, so that a reader can rerun what made the numbers."""
     need_torch()
+    argv = [
+        str(EXAMPLE / "run.py"),
+        "--preset",
+        "smoke",
+        "--stock-baseline",
+        "--out",
+        str(tmp_path),
+    ]
     subprocess.run(
-        [
-            sys.executable,
-            str(EXAMPLE / "run.py"),
-            "--preset",
-            "smoke",
-            "--stock-baseline",
-            "--out",
-            str(tmp_path),
-        ],
+        [sys.executable, *argv],
         capture_output=True,
         text=True,
         check=True,
         timeout=120,
     )
     results = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
+    assert results["command"] == argv
     arms = results["arms"]
     assert set(arms) == {
         "plain-unigram",

@@ -238,3 +238,28 @@ def attribute(
     if at != len(nll_nats):
         raise ValueError(f"{at} tokens in the lines, {len(nll_nats)} NLL values")
     return {"bytes": total_bytes, "tokens": at, "classes": table}
+
+
+def attribute_pairs(
+    arms: list[Arm], heldout: list[str], train_text: list[str], mean_nll: dict[str, list[float]]
+) -> dict[str, Any]:
+    """Per brahmic_pua arm and its plain arm: the held-out bits per token class, from the final
+    models' NLL per token, the mean over seeds (results.json's "attribution"). A stock arm is
+    left out: its normalized pieces do not spell the text."""
+    pairs = [a for a in arms if a.kind == "brahmic_pua"]
+    if not pairs:
+        return {}
+    clusters = cluster_counts(train_text)
+    tables: dict[str, Any] = {}
+    out: dict[str, Any] = {}
+    for arm in arms:
+        if arm.kind == "stock":
+            continue
+        try:
+            tables[arm.name] = attribute(arm, heldout, mean_nll[arm.name], clusters)
+        except NotAttributable as error:
+            tables[arm.name] = {"error": str(error)}
+    for arm in pairs:
+        base = f"plain-{arm.model_type}"
+        out[arm.name] = {"baseline": base, "arm": tables[arm.name], "plain": tables[base]}
+    return out

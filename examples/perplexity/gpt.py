@@ -11,11 +11,14 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 from torch import nn
 from torch.nn import functional as F
+
+if TYPE_CHECKING:  # only a type here: the model does not depend on how presets are read
+    from preset import Preset
 
 
 @dataclass(frozen=True)
@@ -26,6 +29,11 @@ class GPTConfig:
     width: int
     context: int
     dropout: float
+
+
+def gpt_config(cfg: Preset, vocab: int) -> GPTConfig:
+    """The shape of every arm's model under the preset ``cfg``, at the arm's vocabulary size."""
+    return GPTConfig(vocab, cfg.layers, cfg.heads, cfg.width, cfg.context, cfg.dropout)
 
 
 @dataclass(frozen=True)
