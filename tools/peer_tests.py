@@ -3,8 +3,8 @@
 ``python tools/peer_tests.py [FOLDER]`` downloads the source distributions of sentencepiece and
 transformers at the versions this project pins (pip, from the package index; nothing else is
 reached) and unpacks them into FOLDER (default ``.ci/peer``, git-ignored), where
-``tests/peers/test_sentencepiece_suite.py`` and the transformers mixin tests look for them (or in the
-folder ``$BRAHMIC_PUA_PEER_TESTS`` names). Their code is never committed here: the tests copy
+``tests/peers/test_sentencepiece_suite.py`` and the transformers mixin tests look for them (or in
+the folder ``$BRAHMIC_PUA_PEER_TESTS`` names). Their code is never committed here: the tests copy
 it, change only the import lines, and run it. ``.ci/run`` runs this script before pytest.
 """
 
