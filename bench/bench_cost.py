@@ -1,0 +1,229 @@
+"""What brahmic_pua costs against raw SentencePiece, every row of issue 29's table in one run.
+
+    python bench/bench_cost.py                    # every row, best of 3 (about 15 min, 2 cores)
+    python bench/bench_cost.py --rows train-te decode --repeat 5
+    python bench/bench_cost.py --list             # the rows and what each runs
+
+Raw spm is stock ``sentencepiece`` with identity normalization and ``character_coverage=1.0``
+and brahmic_pua's other defaults (byte fallback, digits split, spaces kept), so both train the
+same text with the same options; ``num_threads`` is the same for both (``--num_threads``,
+default 1: spm's BPE trainer and brahmic_pua's counting get faster with more, unevenly).
+
+Training rows run each training as a whole process, as a user runs it: ``brahmic-pua train``
+(the CLI, start-up included) against ``python -c`` of stock's trainer; wall time, CPU time and
+peak resident memory come from that process alone (``os.wait4``). Decode and the transformers
+row run in this process. Every row alternates raw and ours (raw, ours, raw, ours…) and keeps
+the best of ``--repeat`` runs of each: the machine is shared and noise only adds time
+(bench/common.py). Ratios are ours ÷ raw; the last column is the issue's target.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from common import CORPORA, best_of
+
+#: Bytes of the mixed corpus for the 50 MB rows: every training corpus but te.extra (the
+#: held-out text of the decode rows), repeated until the size is reached.
+MIX_BYTES = 50_000_000
+MIX_SOURCES = (
+    "te.train.txt",
+    "ne.train.txt",
+    "te.wikisource.txt",
+    "hi.sample.txt",
+    "bn.sample.txt",
+    "ta.sample.txt",
+)
+#: The held-out text of the decode rows: the first 4 MB of te.extra (news and recent wiki,
+#: another domain than te.train, which the models train on).
+DECODE_BYTES = 4_000_000
+
+
+@dataclass(frozen=True)
+class Training:
+    """One training row: a corpus, a model type, a vocabulary size, the issue's target."""
+
+    name: str
+    corpus: str  # a file in the corpora, or "mix" (MIX_BYTES of MIX_SOURCES)
+    model_type: str
+    vocab_size: int
+    target: str
+
+
+TRAININGS = [
+    Training("train-te", "te.train.txt", "bpe", 8000, "≤ 1.0"),
+    Training("train-ne", "ne.train.txt", "bpe", 16000, "≤ 1.0"),
+    Training("train-mix-8k", "mix", "bpe", 8000, "≤ 0.85"),
+    Training("train-mix-32k", "mix", "bpe", 32000, "≤ 0.85"),
+    Training("unigram-te-32k", "te.train.txt", "unigram", 32000, "≤ 0.9"),
+    Training("unigram-mix-8k", "mix", "unigram", 8000, "keep ≤ 0.7"),
+    Training("unigram-mix-32k", "mix", "unigram", 32000, "keep ≤ 0.7"),
+]
+ROWS = [t.name for t in TRAININGS] + ["decode"]
+
+RAW = """
+import sys, sentencepiece
+sentencepiece.SentencePieceTrainer.train(
+    input=sys.argv[1], model_prefix=sys.argv[2], model_type=sys.argv[3],
+    vocab_size=int(sys.argv[4]), num_threads=int(sys.argv[5]),
+    normalization_rule_name="identity", character_coverage=1.0, byte_fallback=True,
+    split_digits=True, remove_extra_whitespaces=False, minloglevel=2)
+"""
+
+
+@dataclass(frozen=True)
+class Process:
+    """One finished process: wall and CPU seconds, peak resident memory in MB."""
+
+    wall: float
+    cpu: float
+    peak_mb: float
+
+
+def run_process(command: list[str]) -> Process:
+    """Run ``command`` to its end; its own wall time, CPU time and peak memory (wait4 reports
+    the child alone, where RUSAGE_CHILDREN would fold every earlier child in)."""
+    start = time.perf_counter()
+    child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    assert child.stderr is not None
+    errors = child.stderr.read()
+    _, status, usage = os.wait4(child.pid, 0)
+    wall = time.perf_counter() - start
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode != 0:
+        raise SystemExit(f"{' '.join(command)} failed:\n{errors.decode(errors='replace')}")
+    return Process(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
+
+
+def corpus_file(name: str, work: Path) -> Path:
+    """The corpus of a row: a file of the corpora, or the mix written once into ``work``."""
+    if name != "mix":
+        return CORPORA / name
+    path = work / "mix.txt"
+    if not path.exists():
+        parts, size = [], 0
+        while size < MIX_BYTES:
+            for source in MIX_SOURCES:
+                data = (CORPORA / source).read_bytes()
+                parts.append(data[: MIX_BYTES - size])
+                size += len(parts[-1])
+                if size >= MIX_BYTES:
+                    break
+        text = b"".join(parts)
+        path.write_bytes(text[: text.rfind(b"\n") + 1])
+    return path
+
+
+def compare_training(
+    row: Training, work: Path, repeat: int, threads: int
+) -> dict[str, tuple[Process, Process]]:
+    """Raw and ours alternating, ``repeat`` times; the fastest of each (its memory beside)."""
+    corpus = corpus_file(row.corpus, work)
+    launcher = Path(sys.executable).with_name("brahmic-pua")
+    raw_command = [sys.executable, "-c", RAW, str(corpus), str(work / f"{row.name}-raw")]
+    raw_command += [row.model_type, str(row.vocab_size), str(threads)]
+    ours_command = [str(launcher), "train", "--input", str(corpus)]
+    ours_command += ["--model_prefix", str(work / f"{row.name}-ours")]
+    ours_command += ["--model_type", row.model_type, "--vocab_size", str(row.vocab_size)]
+    ours_command += ["--num_threads", str(threads), "--progress=false"]
+    best: dict[str, Process] = {}
+    for _ in range(repeat):
+        for kind, command in (("raw", raw_command), ("ours", ours_command)):
+            done = run_process(command)
+            if kind not in best or done.wall < best[kind].wall:
+                best[kind] = done
+    return {"train": (best["raw"], best["ours"])}
+
+
+def compare_decode(work: Path, repeat: int, threads: int) -> dict[str, tuple[float, float]]:
+    """Decode the held-out ids of te.train 8k BPE models: our processor on ours, stock on
+    ours, each against stock on the raw model (in this process, alternating)."""
+    import sentencepiece
+
+    import brahmic_pua
+
+    for kind in ("raw", "ours"):
+        if not (work / f"train-te-{kind}.model").exists():
+            compare_training(TRAININGS[0], work, 1, threads)
+    data = (CORPORA / "te.extra.txt").read_bytes()[:DECODE_BYTES]
+    lines = data[: data.rfind(b"\n")].decode("utf-8").split("\n")
+    raw = sentencepiece.SentencePieceProcessor(model_file=str(work / "train-te-raw.model"))
+    ours_path = str(work / "train-te-ours.model")
+    ours = brahmic_pua.SentencePieceProcessor(model_file=ours_path)
+    stock_on_ours = sentencepiece.SentencePieceProcessor(model_file=ours_path)
+    raw_ids, ours_ids = raw.encode(lines), ours.encode(lines)
+    runs: dict[str, Callable[[], object]] = {
+        "raw": lambda: raw.decode(raw_ids),
+        "ours": lambda: ours.decode(ours_ids),
+        "stock on ours": lambda: stock_on_ours.decode(ours_ids),
+    }
+    best = best_of(runs, repeat)
+    assert best["ours"][1] == best["stock on ours"][1]  # the same text, both ways
+    return {
+        "decode, our processor": (best["raw"][0], best["ours"][0]),
+        "decode, stock spm on our model": (best["raw"][0], best["stock on ours"][0]),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rows", nargs="+", choices=ROWS, default=ROWS, metavar="ROW")
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each, best kept")
+    parser.add_argument("--num_threads", type=int, default=1)
+    parser.add_argument("--list", action="store_true", help="print the rows and stop")
+    args = parser.parse_args()
+    if args.list:
+        for row in TRAININGS:
+            print(f"{row.name}: {row.model_type} {row.vocab_size} on {row.corpus}")
+        print(f"decode: te.train 8k BPE models on the first {DECODE_BYTES:,} bytes of te.extra")
+        return
+    if args.repeat < 3:
+        print(f"note: best of {args.repeat}; the issue's numbers are best of 3 or more")
+    header = f"{'row':34}{'corpus':>10}{'raw':>9}{'ours':>9}{'ratio':>8}  target"
+    lines = [header, "-" * len(header)]
+    with tempfile.TemporaryDirectory(prefix="bench_cost_") as folder:
+        work = Path(folder)
+        for row in TRAININGS:
+            if row.name not in args.rows:
+                continue
+            size = corpus_file(row.corpus, work).stat().st_size / 1e6
+            raw, ours = compare_training(row, work, args.repeat, args.num_threads)["train"]
+            title = f"{row.model_type.upper() if row.model_type == 'bpe' else 'Unigram'} train"
+            title += f" {row.vocab_size // 1000}k"
+            lines.append(
+                f"{title + ', ' + row.corpus:34}{size:>8.1f}MB{raw.wall:>8.2f}s{ours.wall:>8.2f}s"
+                f"{ours.wall / raw.wall:>8.2f}  {row.target}"
+            )
+            lines.append(
+                f"{'  CPU seconds':34}{'':>10}{raw.cpu:>8.2f}s{ours.cpu:>8.2f}s"
+                f"{ours.cpu / raw.cpu:>8.2f}"
+            )
+            target = "≤ 1.1" if row.name == "train-te" else ""
+            lines.append(
+                f"{'  peak RSS':34}{'':>10}{raw.peak_mb:>7.0f}MB{ours.peak_mb:>7.0f}MB"
+                f"{ours.peak_mb / raw.peak_mb:>8.2f}  {target}"
+            )
+            print(lines[-3], lines[-2], lines[-1], sep="\n", flush=True)
+        if "decode" in args.rows:
+            targets = {"decode, our processor": "≤ 1.0", "decode, stock spm on our model": ""}
+            decoded = compare_decode(work, args.repeat, args.num_threads)
+            for name, (raw_s, ours_s) in decoded.items():
+                lines.append(
+                    f"{name:34}{DECODE_BYTES / 1e6:>8.1f}MB{raw_s:>8.3f}s{ours_s:>8.3f}s"
+                    f"{ours_s / raw_s:>8.2f}  {targets[name]}"
+                )
+                print(lines[-1], flush=True)
+    print("\nours ÷ raw spm, best of", args.repeat, "alternating runs:")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
