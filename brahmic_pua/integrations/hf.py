@@ -32,6 +32,12 @@ encodes the tokens' text as text. A text that starts with a space gets that spac
 word's ``▁`` (as pretokenized words get theirs), not spm's extra ``▁``; every other text
 without added tokens gets exactly brahmic_pua's ids.
 
+A batch of texts, ``tok(texts, ...)``, is encoded in one pass: one batch ``encode`` of the
+processor for the texts without an added token's text in them, the special tokens, masks and
+truncation added as transformers' ``prepare_for_model`` adds them, one ``pad``; the output is
+key for key the one transformers' row-at-a-time path gives (which pairs, pretokenized words,
+offsets and overflow still take).
+
 ``return_offsets_mapping=True`` gives each token its characters in the caller's string (the
 processor's offsets; special tokens and padding ``(0, 0)``), and the output's ``word_ids()``,
 ``sequence_ids()``, ``tokens()``, ``char_to_token()``... work as a fast tokenizer's
@@ -41,6 +47,8 @@ processor's offsets; special tokens and padding ``(0, 0)``), and the output's ``
 from __future__ import annotations
 
 import os
+import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +93,15 @@ PATTERNS = {
     (True, True): "bos_eos",
 }
 FLAGS = {pattern: flags for flags, pattern in PATTERNS.items()}
+#: What ``__call__`` passes on to ``_encode_plus`` in its keywords that the batch path reads;
+#: a batch with any other keyword takes transformers' path, a row at a time.
+BATCH_KEYWORDS = frozenset({"split_special_tokens", "return_offsets_mapping"})
+#: The truncations the batch path applies to a single sequence, as ``truncate_sequences`` does.
+BATCH_TRUNCATION = (
+    TruncationStrategy.DO_NOT_TRUNCATE,
+    TruncationStrategy.LONGEST_FIRST,
+    TruncationStrategy.ONLY_FIRST,
+)
 
 
 class BrahmicPuaTokenizer(PreTrainedTokenizer):  # type: ignore[misc]
@@ -114,6 +131,8 @@ class BrahmicPuaTokenizer(PreTrainedTokenizer):  # type: ignore[misc]
         self.vocab_file = str(vocab_file)
         self.sp = SentencePieceProcessor(model_file=self.vocab_file)
         self._text = Stretches(self.sp)
+        #: The added tokens' texts, and one pattern that finds any of them (the batch path).
+        self._added_search: tuple[frozenset[str], re.Pattern[str]] | None = None
         self._base_vocab = {self.sp.id_to_piece(i): i for i in range(len(self.sp))}
         given = {"unk_token": unk_token, "bos_token": bos_token, "eos_token": eos_token}
         given["pad_token"] = pad_token
@@ -323,7 +342,31 @@ class BrahmicPuaTokenizer(PreTrainedTokenizer):  # type: ignore[misc]
     ) -> Any:
         """One text (or pair) encoded here, straight to ids, with ``return_offsets_mapping``:
         transformers' Python tokenizers ignore that flag; here each token gets its characters
-        in the caller's string (an added special token, padding: ``(0, 0)``)."""
+        in the caller's string (an added special token, padding: ``(0, 0)``). A batch of texts
+        is encoded here too where :meth:`_encode_batch` can; else transformers encodes it a row
+        at a time, calling this method for each."""
+        batch = self._encode_batch(
+            text,
+            text_pair,
+            is_split_into_words,
+            stride,
+            return_overflowing_tokens,
+            kwargs,
+            add_special_tokens=add_special_tokens,
+            padding_strategy=padding_strategy,
+            truncation_strategy=truncation_strategy,
+            max_length=max_length,
+            pad_to_multiple_of=pad_to_multiple_of,
+            padding_side=padding_side,
+            return_tensors=return_tensors,
+            return_token_type_ids=return_token_type_ids,
+            return_attention_mask=return_attention_mask,
+            return_special_tokens_mask=return_special_tokens_mask,
+            return_length=return_length,
+            verbose=verbose,
+        )
+        if batch is not None:
+            return batch
         options: dict[str, Any] = {
             "add_special_tokens": add_special_tokens,
             "max_length": max_length,
@@ -381,6 +424,148 @@ class BrahmicPuaTokenizer(PreTrainedTokenizer):  # type: ignore[misc]
         if rows is not None:  # a row of a batch: transformers pads it, then _encode_plus maps it
             rows.append(out.encodings[0])
         return out
+
+    def _encode_batch(
+        self,
+        text: Any,
+        text_pair: Any,
+        words: bool,
+        stride: int,
+        overflowing: bool,
+        kwargs: dict[str, Any],
+        *,
+        add_special_tokens: bool,
+        padding_strategy: PaddingStrategy,
+        truncation_strategy: TruncationStrategy,
+        max_length: int | None,
+        pad_to_multiple_of: int | None,
+        padding_side: str | None,
+        return_tensors: Any,
+        return_token_type_ids: bool | None,
+        return_attention_mask: bool | None,
+        return_special_tokens_mask: bool,
+        return_length: bool,
+        verbose: bool,
+    ) -> Any:
+        """A batch of texts in one pass, or ``None`` where transformers' path is to encode it.
+
+        transformers' ``_encode_plus`` encodes a batch a row at a time: this method, then
+        ``prepare_for_model`` (special tokens, truncation, the masks), then one ``pad``. Here
+        the texts are encoded by one batch call of each processor (a text with an added
+        token's text in it as one text is), and the rows are built as ``prepare_for_model``
+        builds them, from the ids it puts around every sequence; ``pad`` is the same call. Taken
+        for a list of texts, no pair, no words, no offsets, no overflow, no stride, a truncation
+        of a single sequence to ``max_length`` (or none) and no keyword it does not know; the
+        output is the row-at-a-time path's, key for key (tests/integrations/test_hf_batch.py).
+        """
+        if (
+            text_pair is not None
+            or words
+            or overflowing
+            or stride
+            or not isinstance(text, (list, tuple))
+            or not text
+            or not all(isinstance(item, str) for item in text)
+            or kwargs.keys() - BATCH_KEYWORDS
+            or kwargs.get("return_offsets_mapping")
+            or truncation_strategy not in BATCH_TRUNCATION
+            or (truncation_strategy != TruncationStrategy.DO_NOT_TRUNCATE and max_length is None)
+            or type(self).prepare_for_tokenization
+            is not PreTrainedTokenizer.prepare_for_tokenization
+        ):
+            return None
+        split_special_tokens = bool(kwargs.get("split_special_tokens", self.split_special_tokens))
+        try:
+            around = self._around() if add_special_tokens else ([], [], 0)
+            rows = self._batch_ids(text, split_special_tokens)
+        except Exception:  # the row-at-a-time path raises it, as it always has
+            return None
+        if around is None:
+            return None
+        prefix, suffix, typed = around
+        if truncation_strategy != TruncationStrategy.DO_NOT_TRUNCATE and max_length:
+            specials = self.num_special_tokens_to_add(pair=False) if add_special_tokens else 0
+            left = self.truncation_side == "left"
+            for i, ids in enumerate(rows):
+                cut = len(ids) + specials - max_length
+                if cut > 0:
+                    rows[i] = ids[cut:] if left else ids[:-cut]
+        sequences = [prefix + ids + suffix for ids in rows] if add_special_tokens else rows
+        out: dict[str, Any] = {"input_ids": sequences}
+        if return_token_type_ids is None:
+            return_token_type_ids = "token_type_ids" in self.model_input_names
+        if return_token_type_ids:
+            out["token_type_ids"] = [[0] * (len(ids) + typed) for ids in rows]
+        if return_special_tokens_mask:
+            head, tail = [1] * len(prefix), [1] * len(suffix)
+            out["special_tokens_mask"] = [head + [0] * len(ids) + tail for ids in rows]
+        if verbose and max_length is None:  # the warning prepare_for_model gives, once
+            long = next((ids for ids in sequences if len(ids) > self.model_max_length), None)
+            if long is not None:
+                self._eventual_warn_about_too_long_sequence(long, max_length, verbose)
+        if return_length:
+            out["length"] = [len(ids) for ids in sequences]
+        padded = self.pad(
+            out,
+            padding=padding_strategy.value,
+            max_length=max_length,
+            pad_to_multiple_of=pad_to_multiple_of,
+            padding_side=padding_side,
+            return_attention_mask=return_attention_mask,
+        )
+        return BatchEncoding(padded, tensor_type=return_tensors)
+
+    def _around(self) -> tuple[list[int], list[int], int] | None:
+        """What ``prepare_for_model`` puts around every single sequence with
+        ``add_special_tokens``: the ids before and after it (``special_tokens_mask`` 1, the
+        rest 0) and how many more ``token_type_ids`` (all 0) it has than the sequence has ids;
+        read off the methods it calls, on stand-in ids. ``None`` where they put anything else."""
+        one, two = [-1], [-1, -2]
+        built: list[int] = self.build_inputs_with_special_tokens(one)
+        if built.count(-1) != 1:
+            return None
+        at = built.index(-1)
+        prefix, suffix = built[:at], built[at + 1 :]
+        if self.build_inputs_with_special_tokens(two) != prefix + two + suffix:
+            return None
+        if self.get_special_tokens_mask(one) != [1] * len(prefix) + [0] + [1] * len(suffix):
+            return None
+        types: list[int] = self.create_token_type_ids_from_sequences(one)
+        if any(types) or len(self.create_token_type_ids_from_sequences(two)) != len(types) + 1:
+            return None
+        return prefix, suffix, len(types) - 1
+
+    def _batch_ids(self, texts: Sequence[str], split_special_tokens: bool) -> list[list[int]]:
+        """The ids of each text, as :meth:`_encode_text` gives them: texts without an added
+        token's text in them (every text with ``split_special_tokens``) by one batch call of
+        each processor, the others one at a time."""
+        search = None if split_special_tokens else self._added_pattern()
+        plain = [i for i, text in enumerate(texts) if search is None or not search(text)]
+        if len(plain) == len(texts):
+            return self._text.encode_batch(texts, starts_text=True)
+        rows: list[list[int]] = [[] for _ in texts]
+        encoded = self._text.encode_batch([texts[i] for i in plain], starts_text=True)
+        for i, ids in zip(plain, encoded, strict=True):
+            rows[i] = ids
+        for i in sorted(set(range(len(texts))) - set(plain)):
+            rows[i] = self._encode_text(texts[i], split_special_tokens, spans=False).ids
+        return rows
+
+    def _added_pattern(self) -> Any:
+        """``search`` of a pattern that finds any added token's text (the trie's tokens, which
+        :meth:`_parts` cuts at), or ``None`` where :meth:`_parts` cuts nothing."""
+        if not self._added_tokens_encoder:
+            return None
+        tokens = frozenset(
+            token
+            for token in (*self._added_tokens_encoder, *getattr(self.tokens_trie, "_tokens", ()))
+            if token
+        )
+        known = self.__dict__.get("_added_search")  # absent from a tokenizer pickled before
+        if known is None or known[0] != tokens:
+            longest = sorted(tokens, key=len, reverse=True)
+            known = self._added_search = tokens, re.compile("|".join(map(re.escape, longest)))
+        return known[1].search
 
     def _with_spans(
         self, first: Encoded, second: Encoded | None, return_tensors: Any, options: dict[str, Any]

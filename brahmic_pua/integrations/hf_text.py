@@ -164,6 +164,21 @@ class Stretches:
         ids: list[int] = self.for_text(text, starts_text).encode(text)
         return ids
 
+    def encode_batch(self, texts: Sequence[str], starts_text: bool) -> list[list[int]]:
+        """``[self.encode(text, starts_text) for text in texts]``, with one ``encode`` call of
+        each processor on the list of texts it encodes (spm's batch encode, not a call a text)."""
+        chosen = [self.for_text(text, starts_text) for text in texts]
+        if all(processor is self.processor for processor in chosen):  # also where bare is it
+            everything: list[list[int]] = self.processor.encode(list(texts))
+            return everything
+        out: list[list[int]] = [[] for _ in texts]
+        for processor in (self.processor, self.bare):
+            at = [i for i, taken in enumerate(chosen) if taken is processor]
+            if at:
+                for i, ids in zip(at, processor.encode([texts[i] for i in at]), strict=True):
+                    out[i] = ids
+        return out
+
     def encode_with_spans(self, text: str, starts_text: bool) -> tuple[list[int], list[Span]]:
         """Ids and each one's characters in ``text``: the processor's
         ``encode(text, out_type="offset_mapping")`` (a piece's span holds the space its ``▁``
