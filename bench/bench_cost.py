@@ -12,9 +12,11 @@ default 1: spm's BPE trainer and brahmic_pua's counting get faster with more, un
 Training rows run each training as a whole process, as a user runs it: ``brahmic-pua train``
 (the CLI, start-up included) against ``python -c`` of stock's trainer; wall time, CPU time and
 peak resident memory come from that process alone (``os.wait4``). Decode and the transformers
-row run in this process. Every row alternates raw and ours (raw, ours, raw, ours…) and keeps
-the best of ``--repeat`` runs of each: the machine is shared and noise only adds time
-(bench/common.py). Ratios are ours ÷ raw; the last column is the issue's target.
+row run in this process; the transformers row's raw is a plain fast tokenizer (transformers'
+conversion of the raw model, bench/bench_hf_batch.py). Every row alternates raw and ours (raw,
+ours, raw, ours…) and keeps the best of ``--repeat`` runs of each: the machine is shared and
+noise only adds time (bench/common.py). Ratios are ours ÷ raw; the last column is the issue's
+target.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from common import CORPORA, best_of
 
@@ -67,7 +70,9 @@ TRAININGS = [
     Training("unigram-mix-8k", "mix", "unigram", 8000, "keep ≤ 0.7"),
     Training("unigram-mix-32k", "mix", "unigram", 32000, "keep ≤ 0.7"),
 ]
-ROWS = [t.name for t in TRAININGS] + ["decode"]
+ROWS = [t.name for t in TRAININGS] + ["decode", "transformers"]
+#: Lines of te.extra the transformers row encodes as one batch.
+HF_LINES = 2000
 
 RAW = """
 import sys, sentencepiece
@@ -173,6 +178,34 @@ def compare_decode(work: Path, repeat: int, threads: int) -> dict[str, tuple[flo
     }
 
 
+def compare_transformers(
+    work: str | Path, repeat: int, threads: int
+) -> dict[str, tuple[float, float]]:
+    """``tok(lines)`` (and padded) of BrahmicPuaTokenizer on our te.train 8k BPE model against
+    a plain fast tokenizer (transformers' SpmConverter of the raw model,
+    bench/bench_hf_batch.py), on the first HF_LINES lines of te.extra."""
+    from functools import partial
+    from itertools import islice
+
+    from bench_hf_batch import fast_tokenizer
+
+    from brahmic_pua.hf import BrahmicPuaTokenizer
+    from brahmic_pua.io.lines import file_lines
+
+    work = Path(work)
+    if not (work / "train-te-ours.model").exists():
+        compare_training(TRAININGS[0], work, 1, threads)
+    lines = list(islice(file_lines(CORPORA / "te.extra.txt"), HF_LINES))
+    ours: Any = BrahmicPuaTokenizer(work / "train-te-ours.model", pad_token="</s>")
+    fast = fast_tokenizer(work / "train-te-raw.model")
+    found = {}
+    for name, options in (("tok(lines)", {}), ("tok(lines, padding=True)", {"padding": True})):
+        runs = {"fast": partial(fast, lines, **options), "ours": partial(ours, lines, **options)}
+        best = best_of(runs, repeat)
+        found[f"transformers {name}"] = (best["fast"][0], best["ours"][0])
+    return found
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rows", nargs="+", choices=ROWS, default=ROWS, metavar="ROW")
@@ -184,6 +217,7 @@ def main() -> None:
         for row in TRAININGS:
             print(f"{row.name}: {row.model_type} {row.vocab_size} on {row.corpus}")
         print(f"decode: te.train 8k BPE models on the first {DECODE_BYTES:,} bytes of te.extra")
+        print(f"transformers: the same models, a batch of the first {HF_LINES:,} lines of te.extra")
         return
     if args.repeat < 3:
         print(f"note: best of {args.repeat}; the issue's numbers are best of 3 or more")
@@ -219,6 +253,15 @@ def main() -> None:
                 lines.append(
                     f"{name:34}{DECODE_BYTES / 1e6:>8.1f}MB{raw_s:>8.3f}s{ours_s:>8.3f}s"
                     f"{ours_s / raw_s:>8.2f}  {targets[name]}"
+                )
+                print(lines[-1], flush=True)
+        if "transformers" in args.rows:
+            for name, (raw_s, ours_s) in compare_transformers(
+                work, args.repeat, args.num_threads
+            ).items():
+                lines.append(
+                    f"{name:34}{HF_LINES:>6} lines{raw_s:>8.3f}s{ours_s:>8.3f}s"
+                    f"{ours_s / raw_s:>8.2f}  ≤ 1.1 (raw: a fast tokenizer)"
                 )
                 print(lines[-1], flush=True)
     print("\nours ÷ raw spm, best of", args.repeat, "alternating runs:")
