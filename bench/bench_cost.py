@@ -199,10 +199,10 @@ def compare_transformers(
     ours: Any = BrahmicPuaTokenizer(work / "train-te-ours.model", pad_token="</s>")
     fast = fast_tokenizer(work / "train-te-raw.model")
     found = {}
-    for name, options in (("tok(lines)", {}), ("tok(lines, padding=True)", {"padding": True})):
+    for name, options in (("tok(lines)", {}), ("tok(lines, padding)", {"padding": True})):
         runs = {"fast": partial(fast, lines, **options), "ours": partial(ours, lines, **options)}
         best = best_of(runs, repeat)
-        found[f"transformers {name}"] = (best["fast"][0], best["ours"][0])
+        found[f"HF {name}"] = (best["fast"][0], best["ours"][0])
     return found
 
 
@@ -260,8 +260,8 @@ def main() -> None:
                 work, args.repeat, args.num_threads
             ).items():
                 lines.append(
-                    f"{name:34}{HF_LINES:>6} lines{raw_s:>8.3f}s{ours_s:>8.3f}s"
-                    f"{ours_s / raw_s:>8.2f}  ≤ 1.1 (raw: a fast tokenizer)"
+                    f"{name:34}{HF_LINES:>7,} ln{raw_s:>8.3f}s{ours_s:>8.3f}s"
+                    f"{ours_s / raw_s:>8.2f}  ≤ 1.1 (raw = fast tokenizer)"
                 )
                 print(lines[-1], flush=True)
     print("\nours ÷ raw spm, best of", args.repeat, "alternating runs:")
