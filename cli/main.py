@@ -148,6 +148,8 @@ class _Shell(_Group):
     ) -> click.Context:
         try:
             return super().make_context(info_name, args, parent, **extra)
+        except click.exceptions.NoArgsIsHelpError:
+            raise  # a group called bare: click shows its help, which is the answer
         except click.UsageError as error:
             raise OneLineUsageError(error) from None
         except KeyboardInterrupt:
@@ -163,7 +165,7 @@ class _Shell(_Group):
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
             raise click.exceptions.Exit(PIPE_CLOSED) from None
-        except OneLineError:
+        except (OneLineError, click.exceptions.NoArgsIsHelpError):
             raise
         except click.UsageError as error:  # a subcommand's arguments, or no such command
             raise OneLineUsageError(error) from None

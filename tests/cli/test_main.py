@@ -451,3 +451,13 @@ def test_an_internal_bug_keeps_its_traceback(
     monkeypatch.setattr(cli_main, "segment", broken)
     result = runner.invoke(main, ["segment"], input="క\n")
     assert isinstance(result.exception, TypeError)
+
+
+@pytest.mark.parametrize("args", [[], ["codec"]])
+def test_a_group_called_bare_shows_its_help(runner: CliRunner, args: list[str]) -> None:
+    """No command is a question, not an error to squash into one line: the group's help, in
+    full, exit 2 as click gives it."""
+    result = runner.invoke(main, args)
+    assert result.exit_code == 2
+    assert result.output.startswith("Usage: ") and "Commands:" in result.output
+    assert "Error" not in result.output and len(result.output.splitlines()) > 5
