@@ -97,13 +97,15 @@ class Line:
         click.echo("", file=self.file)
 
 
-def bar_line(label: str, done: int, total: int | None, info: list[str], step: int) -> str:
-    """``LABEL  [#####     ]  INFO``; without a total a single mark that moves with ``step``
-    (the bar drawn full where ``done`` is -1: unknown work that is over)."""
+def bar_line(
+    label: str, done: int, total: int | None, info: list[str], step: int, finished: bool
+) -> str:
+    """``LABEL  [#####     ]  INFO``; without a total a single mark that moves with ``step``,
+    and a full bar once the work is ``finished``."""
     if total:
         filled = BAR_WIDTH * min(done, total) // total
         marks = "#" * filled + " " * (BAR_WIDTH - filled)
-    elif done < 0:
+    elif finished:
         marks = "#" * BAR_WIDTH
     else:
         at = step % (2 * BAR_WIDTH - 2)
@@ -187,16 +189,14 @@ class Progress:
 
     def _draw(self, finished: bool = False) -> None:
         assert self._line is not None
-        info = [self.detail]
+        done, info = self.done, [self.detail]
         if self.total:
             done = self.total if finished else min(self.done, self.total)
             spent = time.monotonic() - self.started
             left = remaining(spent / done * (self.total - done)) if done and not finished else ""
             info = [f"{100 * done // self.total:3}%", left, self.detail]
-        else:
-            done = -1 if finished else self.done
         self._draws += 1
-        self._line.draw(bar_line(self.label, done, self.total, info, self._draws))
+        self._line.draw(bar_line(self.label, done, self.total, info, self._draws, finished))
 
 
 class Phases:
@@ -222,8 +222,6 @@ class Phases:
         self._started = self._logged = 0.0
         self._live = False
         self._line: Line | None = None  # on a terminal, while a live phase runs
-        self._running = False
-        self._tty = False  # whether the running phase's file is a terminal
         self._lock = threading.RLock()
         self._stop = threading.Event()
         self._ticker: threading.Thread | None = None
@@ -250,10 +248,8 @@ class Phases:
             now = time.monotonic()
             self.label, self.detail, self._live = label, "", live
             self._started = self._logged = now
-            file = self.file if self.file is not None else sys.stderr
-            self._tty = is_terminal(file)
-            self._running = True
-            if self._tty and live:
+            file = self._file()
+            if live and is_terminal(file):
                 self._line = Line(file)
                 self._line.draw(f"{label}: {self._info()}")
             else:
@@ -279,14 +275,14 @@ class Phases:
     def close(self, error: BaseException | None = None) -> None:
         """No more phases: the running one ends and the redrawing thread stops. After an
         ``error`` the error says the rest: a terminal's line is only ended (not even that
-        after Ctrl-C, whose ``^C`` the shell's own line end follows), its cursor shown again."""
+        after Ctrl-C, whose ``^C`` the shell's own line end follows)."""
         self._stop.set()
         if self._ticker is not None:
             self._ticker.join()
             self._ticker = None
         with self._lock:
-            if error is not None and self._running:
-                self._running, self.label = False, None
+            if error is not None and self.label is not None:
+                self.label = None
                 if self._line is not None and not isinstance(error, KeyboardInterrupt):
                     self._line.end()
                 self._line = None
@@ -303,7 +299,7 @@ class Phases:
         return f"{spent}, {self.detail}" if self.detail else spent
 
     def _end(self) -> None:
-        if not self._running or self.label is None:
+        if self.label is None:
             return
         spent = elapsed(time.monotonic() - self._started, tenths=True)
         if self._line is not None:
@@ -311,7 +307,7 @@ class Phases:
             self._line.end()
         else:
             click.echo(f"{self.label}: done in {spent}", file=self._file())
-        self._running, self._line, self.label = False, None, None
+        self._line, self.label = None, None
 
     def _file(self) -> TextIO:
         return self.file if self.file is not None else sys.stderr
@@ -319,7 +315,7 @@ class Phases:
     def _tick(self) -> None:
         while not self._stop.wait(TICK):
             with self._lock:
-                if not self._running or not self._live:
+                if self.label is None or not self._live:
                     continue
                 if self._line is not None:
                     self._line.draw(f"{self.label}: {self._info()}")  # drawn only if it changed
