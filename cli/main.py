@@ -74,10 +74,12 @@ def _terminate(signum: int, frame: FrameType | None) -> NoReturn:
     raise SystemExit(128 + signum)
 
 
-def _interrupted() -> None:
-    """Ctrl-C's one line (on a terminal after a line end, as the ``^C`` echo needs one)."""
+def _interrupted() -> click.exceptions.Exit:
+    """Ctrl-C's one line (on a terminal after a line end, as the ``^C`` echo needs one), and
+    the exit to raise after it: status 130, which click's standalone mode exits with."""
     line_end = "\n" if is_terminal(sys.stderr) else ""
     click.echo(f"{line_end}Error: interrupted", err=True)
+    return click.exceptions.Exit(INTERRUPTED)
 
 
 def _exit_now(code: object) -> NoReturn:
@@ -153,8 +155,7 @@ class _Shell(_Group):
         except click.UsageError as error:
             raise OneLineUsageError(error) from None
         except KeyboardInterrupt:
-            _interrupted()
-            raise click.exceptions.Exit(INTERRUPTED) from None
+            raise _interrupted() from None
 
     def invoke(self, ctx: click.Context) -> Any:
         # click itself turns a broken pipe into exit 1, so it is caught before click sees it.
@@ -176,8 +177,7 @@ class _Shell(_Group):
         except (ValueError, OSError) as error:
             raise OneLineError(expected(error)) from None
         except (KeyboardInterrupt, click.Abort):  # here, or click adds a blank line of its own
-            _interrupted()
-            raise click.exceptions.Exit(INTERRUPTED) from None
+            raise _interrupted() from None
 
 
 def _run(source: BinaryIO, output: str | None, transform: Callable[[str], str]) -> None:
