@@ -168,11 +168,9 @@ class Stretches:
         """``[self.encode(text, starts_text) for text in texts]``, with one ``encode`` call of
         each processor on the list of texts it encodes (spm's batch encode, not a call a text)."""
         chosen = [self.for_text(text, starts_text) for text in texts]
-        if all(processor is self.processor for processor in chosen):  # also where bare is it
-            everything: list[list[int]] = self.processor.encode(list(texts))
-            return everything
         out: list[list[int]] = [[] for _ in texts]
-        for processor in (self.processor, self.bare):
+        both = [self.processor] if self.bare is self.processor else [self.processor, self.bare]
+        for processor in both:
             at = [i for i, taken in enumerate(chosen) if taken is processor]
             if at:
                 for i, ids in zip(at, processor.encode([texts[i] for i in at]), strict=True):
