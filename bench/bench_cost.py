@@ -11,28 +11,26 @@ default 1: spm's BPE trainer and brahmic_pua's counting get faster with more, un
 
 Training rows run each training as a whole process, as a user runs it: ``brahmic-pua train``
 (the CLI, start-up included) against ``python -c`` of stock's trainer; wall time, CPU time and
-peak resident memory come from that process alone (``os.wait4``). Decode and the transformers
-row run in this process; the transformers row's raw is a plain fast tokenizer (transformers'
-conversion of the raw model, bench/bench_hf_batch.py). Every row alternates raw and ours (raw,
-ours, raw, ours…) and keeps the best of ``--repeat`` runs of each: the machine is shared and
-noise only adds time (bench/common.py). Ratios are ours ÷ raw; the last column is the issue's
-target.
+peak memory come from that process and its workers (bench/common.py's ``measured``). Decode and
+the transformers row run in this process; the transformers row's raw is a plain fast tokenizer
+(transformers' conversion of the raw model, bench/bench_hf_batch.py). Every row alternates raw
+and ours (raw, ours, raw, ours…) and keeps the best of ``--repeat`` runs of each: the machine is
+shared and noise only adds time (bench/common.py). Ratios are ours ÷ raw; the last column is the
+issue's target.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import subprocess
+import json
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from common import CORPORA, best_of
+from common import CORPORA, RAW_SPM_OPTIONS, RAW_TRAIN, Measured, best_of, measured
 
 #: Bytes of the mixed corpus for the 50 MB rows: every training corpus but te.extra (the
 #: held-out text of the decode rows), repeated until the size is reached.
@@ -74,39 +72,6 @@ ROWS = [t.name for t in TRAININGS] + ["decode", "transformers"]
 #: Lines of te.extra the transformers row encodes as one batch.
 HF_LINES = 2000
 
-RAW = """
-import sys, sentencepiece
-sentencepiece.SentencePieceTrainer.train(
-    input=sys.argv[1], model_prefix=sys.argv[2], model_type=sys.argv[3],
-    vocab_size=int(sys.argv[4]), num_threads=int(sys.argv[5]),
-    normalization_rule_name="identity", character_coverage=1.0, byte_fallback=True,
-    split_digits=True, remove_extra_whitespaces=False, minloglevel=2)
-"""
-
-
-@dataclass(frozen=True)
-class Process:
-    """One finished process: wall and CPU seconds, peak resident memory in MB."""
-
-    wall: float
-    cpu: float
-    peak_mb: float
-
-
-def run_process(command: list[str]) -> Process:
-    """Run ``command`` to its end; its own wall time, CPU time and peak memory (wait4 reports
-    the child alone, where RUSAGE_CHILDREN would fold every earlier child in)."""
-    start = time.perf_counter()
-    child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    assert child.stderr is not None
-    errors = child.stderr.read()
-    _, status, usage = os.wait4(child.pid, 0)
-    wall = time.perf_counter() - start
-    child.returncode = os.waitstatus_to_exitcode(status)
-    if child.returncode != 0:
-        raise SystemExit(f"{' '.join(command)} failed:\n{errors.decode(errors='replace')}")
-    return Process(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
-
 
 def corpus_file(name: str, work: Path) -> Path:
     """The corpus of a row: a file of the corpora, or the mix written once into ``work``."""
@@ -129,23 +94,34 @@ def corpus_file(name: str, work: Path) -> Path:
 
 def compare_training(
     row: Training, work: Path, repeat: int, threads: int
-) -> dict[str, tuple[Process, Process]]:
+) -> tuple[Measured, Measured]:
     """Raw and ours alternating, ``repeat`` times; the fastest of each (its memory beside)."""
     corpus = corpus_file(row.corpus, work)
     launcher = Path(sys.executable).with_name("brahmic-pua")
-    raw_command = [sys.executable, "-c", RAW, str(corpus), str(work / f"{row.name}-raw")]
-    raw_command += [row.model_type, str(row.vocab_size), str(threads)]
+    raw: dict[str, object] = {"input": str(corpus), "model_prefix": str(work / f"{row.name}-raw")}
+    raw |= {"model_type": row.model_type, "vocab_size": row.vocab_size, "num_threads": threads}
+    raw["minloglevel"] = 2
+    raw_command = [sys.executable, "-c", RAW_TRAIN, json.dumps({**raw, **RAW_SPM_OPTIONS})]
     ours_command = [str(launcher), "train", "--input", str(corpus)]
     ours_command += ["--model_prefix", str(work / f"{row.name}-ours")]
     ours_command += ["--model_type", row.model_type, "--vocab_size", str(row.vocab_size)]
     ours_command += ["--num_threads", str(threads), "--progress=false"]
-    best: dict[str, Process] = {}
+    best: dict[str, Measured] = {}
     for _ in range(repeat):
         for kind, command in (("raw", raw_command), ("ours", ours_command)):
-            done = run_process(command)
+            done = measured(command)
             if kind not in best or done.wall < best[kind].wall:
                 best[kind] = done
-    return {"train": (best["raw"], best["ours"])}
+    return best["raw"], best["ours"]
+
+
+def te_models(work: Path, threads: int) -> tuple[Path, Path]:
+    """The raw and our te.train 8k BPE models of the first training row (trained here once
+    where that row did not run)."""
+    raw, ours = work / f"{TRAININGS[0].name}-raw.model", work / f"{TRAININGS[0].name}-ours.model"
+    if not (raw.exists() and ours.exists()):
+        compare_training(TRAININGS[0], work, 1, threads)
+    return raw, ours
 
 
 def compare_decode(work: Path, repeat: int, threads: int) -> dict[str, tuple[float, float]]:
@@ -155,15 +131,12 @@ def compare_decode(work: Path, repeat: int, threads: int) -> dict[str, tuple[flo
 
     import brahmic_pua
 
-    for kind in ("raw", "ours"):
-        if not (work / f"train-te-{kind}.model").exists():
-            compare_training(TRAININGS[0], work, 1, threads)
+    raw_path, ours_path = te_models(work, threads)
     data = (CORPORA / "te.extra.txt").read_bytes()[:DECODE_BYTES]
     lines = data[: data.rfind(b"\n")].decode("utf-8").split("\n")
-    raw = sentencepiece.SentencePieceProcessor(model_file=str(work / "train-te-raw.model"))
-    ours_path = str(work / "train-te-ours.model")
-    ours = brahmic_pua.SentencePieceProcessor(model_file=ours_path)
-    stock_on_ours = sentencepiece.SentencePieceProcessor(model_file=ours_path)
+    raw = sentencepiece.SentencePieceProcessor(model_file=str(raw_path))
+    ours = brahmic_pua.SentencePieceProcessor(model_file=str(ours_path))
+    stock_on_ours = sentencepiece.SentencePieceProcessor(model_file=str(ours_path))
     raw_ids, ours_ids = raw.encode(lines), ours.encode(lines)
     runs: dict[str, Callable[[], object]] = {
         "raw": lambda: raw.decode(raw_ids),
@@ -178,9 +151,7 @@ def compare_decode(work: Path, repeat: int, threads: int) -> dict[str, tuple[flo
     }
 
 
-def compare_transformers(
-    work: str | Path, repeat: int, threads: int
-) -> dict[str, tuple[float, float]]:
+def compare_transformers(work: Path, repeat: int, threads: int) -> dict[str, tuple[float, float]]:
     """``tok(lines)`` (and padded) of BrahmicPuaTokenizer on our te.train 8k BPE model against
     a plain fast tokenizer (transformers' SpmConverter of the raw model,
     bench/bench_hf_batch.py), on the first HF_LINES lines of te.extra."""
@@ -192,12 +163,10 @@ def compare_transformers(
     from brahmic_pua.hf import BrahmicPuaTokenizer
     from brahmic_pua.io.lines import file_lines
 
-    work = Path(work)
-    if not (work / "train-te-ours.model").exists():
-        compare_training(TRAININGS[0], work, 1, threads)
+    raw_path, ours_path = te_models(work, threads)
     lines = list(islice(file_lines(CORPORA / "te.extra.txt"), HF_LINES))
-    ours: Any = BrahmicPuaTokenizer(work / "train-te-ours.model", pad_token="</s>")
-    fast = fast_tokenizer(work / "train-te-raw.model")
+    ours: Any = BrahmicPuaTokenizer(ours_path, pad_token="</s>")
+    fast = fast_tokenizer(raw_path)
     found = {}
     for name, options in (("tok(lines)", {}), ("tok(lines, padding)", {"padding": True})):
         runs = {"fast": partial(fast, lines, **options), "ours": partial(ours, lines, **options)}
@@ -229,7 +198,7 @@ def main() -> None:
             if row.name not in args.rows:
                 continue
             size = corpus_file(row.corpus, work).stat().st_size / 1e6
-            raw, ours = compare_training(row, work, args.repeat, args.num_threads)["train"]
+            raw, ours = compare_training(row, work, args.repeat, args.num_threads)
             title = f"{row.model_type.upper() if row.model_type == 'bpe' else 'Unigram'} train"
             title += f" {row.vocab_size // 1000}k"
             lines.append(

@@ -30,7 +30,7 @@ from brahmic_pua.evaluation.metrics import fertility
 from brahmic_pua.io.lines import file_lines
 from brahmic_pua.trainer import train_model
 
-from common import CORPORA
+from common import CORPORA, RAW_SPM_OPTIONS
 
 TARGET = 1.05
 
@@ -64,12 +64,8 @@ def train_plain(lines: Sequence[str], prefix: str, **options: Any) -> spm.Senten
     spm.SentencePieceTrainer.train(
         sentence_iterator=iter(lines),
         model_prefix=prefix,
-        normalization_rule_name="identity",
-        byte_fallback=True,
-        split_digits=True,
-        remove_extra_whitespaces=False,
-        character_coverage=1.0,
         minloglevel=2,
+        **RAW_SPM_OPTIONS,
         **options,
     )
     return spm.SentencePieceProcessor(model_file=prefix + ".model")

@@ -23,62 +23,15 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
-import os
 import subprocess
 import sys
-import threading
-import time
 from pathlib import Path
 from typing import Any
 
-from common import CORPORA
+from common import CORPORA, OURS_TRAIN, RAW_SPM_OPTIONS, RAW_TRAIN, measured
 
 SIZES = {5: "te.train.txt", 32: "ne.train.txt"}
-ARGS = "import json, sys; options = json.loads(sys.argv[1]); "
-RAW = ARGS + "import sentencepiece as s; s.SentencePieceTrainer.train(**options)"
-OURS = ARGS + "from brahmic_pua.trainer import train_model; train_model(**options)"
 CLI = [sys.executable, "-m", "brahmic_pua.cli.main"]
-PAGE = os.sysconf("SC_PAGE_SIZE")
-
-
-def measured(command: list[str]) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MB) of one child process and the processes it starts (worker
-    processes count: their RSS, sampled every 20 ms, is added to the child's; shared pages are
-    counted in each, so this errs high)."""
-    start = time.perf_counter()
-    process = subprocess.Popen(command)
-    peak = [0.0]
-    done = threading.Event()
-
-    def sample() -> None:
-        while not done.wait(0.02):
-            peak[0] = max(peak[0], tree_rss(process.pid))
-
-    sampler = threading.Thread(target=sample, daemon=True)
-    sampler.start()
-    _, status, usage = os.wait4(process.pid, 0)
-    done.set()
-    sampler.join()
-    seconds = time.perf_counter() - start
-    process.returncode = os.waitstatus_to_exitcode(status)
-    if process.returncode:
-        raise SystemExit(f"failed ({process.returncode}): {' '.join(command)[:200]}")
-    return seconds, max(usage.ru_maxrss / 1024, peak[0])
-
-
-def tree_rss(pid: int) -> float:
-    """MB resident now in ``pid`` and its descendants (Linux /proc)."""
-    total, todo = 0, [pid]
-    while todo:
-        current = todo.pop()
-        try:
-            with open(f"/proc/{current}/statm") as statm:
-                total += int(statm.read().split()[1]) * PAGE
-            with open(f"/proc/{current}/task/{current}/children") as children:
-                todo += [int(child) for child in children.read().split()]
-        except (OSError, ValueError, IndexError):  # it ended meanwhile
-            continue
-    return total / 2**20
 
 
 def corpus_of(size: int, work: Path) -> Path:
@@ -114,18 +67,15 @@ def train_row(size: int, args: argparse.Namespace, work: Path) -> dict[str, Any]
     }
     if size > max(SIZES):
         common.update(input_sentence_size=args.sample, shuffle_input_sentence=True)
-    raw = {
-        **common,
-        "model_prefix": str(work / f"raw_{size}"),
-        "normalization_rule_name": "identity",
-        "character_coverage": 1.0,
-    }
+    raw = {**common, **RAW_SPM_OPTIONS, "model_prefix": str(work / f"raw_{size}")}
     row: dict[str, Any] = {"size": size, "corpus": corpus.name, "mb": corpus.stat().st_size / 1e6}
-    row["raw"] = measured([sys.executable, "-c", RAW, json.dumps(raw)])
+    done = measured([sys.executable, "-c", RAW_TRAIN, json.dumps(raw)])
+    row["raw"] = (done.wall, done.peak_mb)
     for engine in args.engines:  # one folder each: the model records its prefix's name
         (work / engine).mkdir(exist_ok=True)
         ours = {**common, "model_prefix": str(work / engine / f"ours_{size}"), "engine": engine}
-        row[engine] = measured([sys.executable, "-c", OURS, json.dumps(ours)])
+        done = measured([sys.executable, "-c", OURS_TRAIN, json.dumps(ours)])
+        row[engine] = (done.wall, done.peak_mb)
     if len(args.engines) > 1:
         models = [(work / e / f"ours_{size}.model").read_bytes() for e in args.engines]
         row["identical"] = all(m == models[0] for m in models)
@@ -143,9 +93,9 @@ def encode_rows(model: Path, corpus: Path, work: Path) -> list[tuple[str, float,
         out = work / f"shards_{name.replace(', ', '_').replace(' ', '')}"
         subprocess.run(["rm", "-rf", str(out)], check=True)
         command = [*CLI, "encode-corpus", "--model", str(model), "--output", str(out)]
-        seconds, _ = measured(
+        seconds = measured(
             [*command, *extra, str(corpus), "--shard-bytes", "4000000", "--progress=false"]
-        )
+        ).wall
         files = {p.name: p.read_bytes() for p in sorted(out.glob("shard_*.npy"))}
         reference = files if reference is None else reference
         rows.append((name, seconds, files == reference))

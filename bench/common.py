@@ -3,6 +3,10 @@
 The scripts run as ``python bench/bench_x.py``, so bench/ is ``sys.path[0]`` and they import
 this module as ``from common import CORPORA, best_of, timed``.
 
+A training is timed as a whole process, as a user runs it: :func:`measured` gives its wall and
+CPU seconds and its peak memory, worker processes included; :data:`RAW_TRAIN` is the child that
+trains raw spm with the options it is given as JSON, :data:`RAW_SPM_OPTIONS` the baseline's.
+
 Timing rule. The benchmarks run on a shared, noisy machine (other tenants change its speed by
 up to 1.6× within minutes, docs/measured.md), so a time is the best of N runs: noise only ever
 adds time, and the fastest run is the least disturbed one. Two or more things compared are run
@@ -14,10 +18,13 @@ what is measured once (a training of minutes).
 from __future__ import annotations
 
 import os
+import subprocess
+import threading
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPORA_VARIABLE = "BRAHMIC_PUA_CORPORA"
@@ -26,6 +33,23 @@ CORPORA_VARIABLE = "BRAHMIC_PUA_CORPORA"
 CORPORA = Path(os.environ.get(CORPORA_VARIABLE) or ROOT.parent / "shared" / "corpora")
 
 T = TypeVar("T")
+
+#: Raw spm as the benchmarks compare against it: stock's trainer with identity normalization
+#: and every character kept, and brahmic_pua's lossless defaults (byte fallback, digits split,
+#: spaces kept), so both train the same text with the same options.
+RAW_SPM_OPTIONS: dict[str, Any] = {
+    "normalization_rule_name": "identity",
+    "character_coverage": 1.0,
+    "byte_fallback": True,
+    "split_digits": True,
+    "remove_extra_whitespaces": False,
+}
+_ARGS = "import json, sys; options = json.loads(sys.argv[1]); "
+#: ``[sys.executable, "-c", RAW_TRAIN, json.dumps(options)]``: stock's trainer in a process.
+RAW_TRAIN = _ARGS + "import sentencepiece as s; s.SentencePieceTrainer.train(**options)"
+#: The same for brahmic_pua's trainer (its Python API; the CLI is ``brahmic-pua train``).
+OURS_TRAIN = _ARGS + "from brahmic_pua.trainer import train_model; train_model(**options)"
+PAGE = os.sysconf("SC_PAGE_SIZE")
 
 
 def timed(run: Callable[[], T]) -> tuple[float, T]:
@@ -56,3 +80,57 @@ def best_of(
             fewest = min(seconds, best[name][0]) if name in best else seconds
             best[name] = (fewest, result)
     return best
+
+
+@dataclass(frozen=True)
+class Measured:
+    """One finished process: wall and CPU seconds, peak resident memory in MB."""
+
+    wall: float
+    cpu: float
+    peak_mb: float
+
+
+def measured(command: list[str]) -> Measured:
+    """Run ``command`` to its end (stdout discarded, stderr shown if it fails): its wall time,
+    CPU time and peak memory. ``os.wait4`` reports the child alone (RUSAGE_CHILDREN would fold
+    every earlier child in); its worker processes' memory is sampled every 20 ms and added to
+    its own where that is higher (shared pages count in each, so this errs high)."""
+    start = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    assert process.stderr is not None
+    peak = [0.0]
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.wait(0.02):
+            peak[0] = max(peak[0], tree_rss(process.pid))
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    errors = process.stderr.read()
+    _, status, usage = os.wait4(process.pid, 0)
+    done.set()
+    sampler.join()
+    wall = time.perf_counter() - start
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode:
+        shown = errors.decode(errors="replace")
+        raise SystemExit(f"failed ({process.returncode}): {' '.join(command)[:200]}\n{shown}")
+    peak_mb = max(usage.ru_maxrss / 1024, peak[0])
+    return Measured(wall, usage.ru_utime + usage.ru_stime, peak_mb)
+
+
+def tree_rss(pid: int) -> float:
+    """MB resident now in ``pid`` and its descendants (Linux /proc)."""
+    total, todo = 0, [pid]
+    while todo:
+        current = todo.pop()
+        try:
+            with open(f"/proc/{current}/statm") as statm:
+                total += int(statm.read().split()[1]) * PAGE
+            with open(f"/proc/{current}/task/{current}/children") as children:
+                todo += [int(child) for child in children.read().split()]
+        except (OSError, ValueError, IndexError):  # it ended meanwhile
+            continue
+    return total / 2**20
