@@ -11,11 +11,12 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import count
 from typing import Any
+from weakref import WeakKeyDictionary
 
 import regex
 
 from brahmic_pua.codec import PUACodec
-from brahmic_pua.codec.layout import ESCAPE, ESCAPED_LITERALS, RESERVED, is_private_use
+from brahmic_pua.codec.layout import ESCAPE, ESCAPED_LITERALS, RESERVED
 
 # Re-exported: the piece types are defined once, in proto.py (from spm's generated module), and
 # trainer/train.py, evaluation/repair.py and the tests import these three from here.
@@ -28,19 +29,36 @@ _MARK = regex.compile(r"\p{M}")
 _STAND_INS = {code: literal for literal, code in ESCAPED_LITERALS.items()}
 _ESCAPE_PAIR = re.compile(f"{ESCAPE}(.?)", re.DOTALL)
 _MARKED = re.compile(r"<U\+([0-9A-F]{4,6})>")
+#: Any Private Use character (codec.layout.PUA_RANGES), found in C.
+_PRIVATE = re.compile("[\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd]")
+#: Per codec, what ``str.translate`` makes of each code and stand-in (:func:`_show_table`).
+_SHOW_TABLES: WeakKeyDictionary[PUACodec, dict[int, str]] = WeakKeyDictionary()
 
 
 def _marked(ch: str) -> str:
     return f"<U+{ord(ch):04X}>"
 
 
-def _show(ch: str, codec: PUACodec) -> str:
-    cluster = codec.cluster_of(ch)
-    if cluster is not None:  # the grapheme policy can put a space under a mark: " ా"
-        return cluster.replace(" ", SPACE)
-    if ch in _STAND_INS:  # a literal ▁ or U+2585 in the text: ▁ alone is spm's space
-        return _marked(_STAND_INS[ch])
-    return _marked(ch) if is_private_use(ch) else ch
+def _show_table(codec: PUACodec) -> dict[int, str]:
+    """Each code of ``codec`` as its cluster (the grapheme policy can put a space under a mark,
+    " ా": shown as ▁), each stand-in as the literal it stands for, marked (a literal ▁ or
+    U+2585 in the text: ▁ alone is spm's space); built once per codec, since a vocabulary of
+    32,000 pieces shown a character at a time took 0.3 s."""
+    table = _SHOW_TABLES.get(codec)
+    if table is None:
+        table = {ord(code): cluster.replace(" ", SPACE) for code, cluster in codec.code_pairs()}
+        table.update({ord(code): _marked(literal) for code, literal in _STAND_INS.items()})
+        _SHOW_TABLES[codec] = table
+    return table
+
+
+def _show_run(text: str, table: dict[int, str]) -> str:
+    """A run without escapes, shown: codes and stand-ins by ``table``, then any other Private
+    Use character (no cluster's code: nothing clusters are made of is Private Use) marked."""
+    shown = text.translate(table)
+    if _PRIVATE.search(shown) is None:
+        return shown
+    return _PRIVATE.sub(lambda found: _marked(found.group()), shown)
 
 
 def display(piece: str, codec: PUACodec) -> str:
@@ -51,10 +69,12 @@ def display(piece: str, codec: PUACodec) -> str:
     ``<U+XXXX>``: a literal ▁ or U+2585 in the text, a literal or lone escaped code point.
     Use :func:`display_vocabulary` for a whole model: it resolves the rare remaining collisions.
     """
+    table = _show_table(codec)
+    if ESCAPE not in piece:
+        return _show_run(piece, table)
     parts = _ESCAPE_PAIR.split(piece)  # plain runs, and the literal after each escape
     return "".join(
-        _marked(part or ESCAPE) if i % 2 else "".join(_show(ch, codec) for ch in part)
-        for i, part in enumerate(parts)
+        _marked(part or ESCAPE) if i % 2 else _show_run(part, table) for i, part in enumerate(parts)
     )
 
 

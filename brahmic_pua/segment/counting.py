@@ -34,6 +34,9 @@ def lookup_pattern(policy: str) -> re.Pattern[str] | regex.Pattern[str]:
 class CorpusCounts:
     clusters: Counter[str] = field(default_factory=Counter)
     characters: Counter[str] = field(default_factory=Counter)
+    #: The texts' space-separated words with their counts, when asked for and when they fit in
+    #: :data:`MAX_WORDS` (the trainer's word-start pass would otherwise read the corpus again).
+    words: Counter[str] | None = None
 
 
 #: Distinct words segmented together: a million at once made a list of millions of pieces.
@@ -47,7 +50,9 @@ def count_corpus(texts: Iterable[str], policy: str) -> CorpusCounts:
     return count_batches(batched(texts), policy)
 
 
-def count_batches(batches: Iterable[list[str]], policy: str) -> CorpusCounts:
+def count_batches(
+    batches: Iterable[list[str]], policy: str, keep_words: bool = False
+) -> CorpusCounts:
     """Cluster and character frequencies of texts given in batches.
 
     Words repeat, so each distinct word is segmented once (per window, below). Every policy but
@@ -56,9 +61,11 @@ def count_batches(batches: Iterable[list[str]], policy: str) -> CorpusCounts:
     words at once (its texts joined by spaces, which are counted out again), and words of equal
     count are segmented together the same way, :data:`WORDS_AT_ONCE` at a time. Past
     :data:`MAX_WORDS` distinct words they are segmented and let go, so memory stays bounded on
-    any corpus.
+    any corpus. ``keep_words``: the words are kept in :attr:`CorpusCounts.words` if they never
+    grew past that bound (not for grapheme, which does not split words).
     """
     pattern = lookup_pattern(policy)
+    kept = keep_words and policy != "grapheme"
     words: Counter[str] = Counter()
     counts = CorpusCounts()
     pieces: Counter[str] = Counter()
@@ -77,7 +84,10 @@ def count_batches(batches: Iterable[list[str]], policy: str) -> CorpusCounts:
             if len(words) > MAX_WORDS:  # memory stays bounded; counts add up the same
                 joins += _segment_words(words, counts, pieces, policy, pattern)
                 words.clear()
+                kept = False
     joins += _segment_words(words, counts, pieces, policy, pattern)
+    if kept:
+        counts.words = words
     _add(counts, pieces, 1, pattern)
     if policy != "grapheme":  # the joins' spaces out, the text's in
         _respace(counts.characters, joins, spaces)

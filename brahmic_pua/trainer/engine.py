@@ -30,16 +30,19 @@ def count_clusters(
     engine: str,
     ray_address: str | None = None,
     num_threads: int = 1,
+    keep_words: bool = False,
 ) -> CorpusCounts:
     """Counts of the corpus, with ``corpus.stats`` filled in as :meth:`Corpus.scan` fills it.
     Input files big enough are counted by up to ``num_threads`` processes, or on Ray; a sample
-    (``input_sentence_size``) is counted here, as it is read."""
+    (``input_sentence_size``) is counted here, as it is read. ``keep_words``: the words are
+    kept in the counts where this process counts them all and they fit
+    (:func:`~brahmic_pua.segment.counting.count_batches`)."""
     if corpus.sampled:
-        return count_batches(corpus.scan(), policy)
+        return count_batches(corpus.scan(), policy, keep_words)
     if engine == "local":
         workers = local_workers(corpus.inputs, num_threads)
         if workers == 1:
-            return count_batches(corpus.scan(), policy)
+            return count_batches(corpus.scan(), policy, keep_words)
         counts, corpus.stats = count_in_processes(
             corpus.inputs, corpus.normalize, policy, corpus.progress, workers, corpus.spm_part
         )

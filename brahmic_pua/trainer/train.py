@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import re
 import sys
 from collections import Counter
 from dataclasses import dataclass, replace
@@ -129,6 +130,10 @@ class TrainReport:
         return "; ".join(parts)
 
 
+def _model_type(options: dict[str, Any]) -> str:
+    return str(options.get("model_type", "unigram")).lower()
+
+
 def _reserved_pieces(options: dict[str, Any]) -> int:
     ids = ("unk_id", "bos_id", "eos_id", "pad_id")
     defaults = {"unk_id": 0, "bos_id": 1, "eos_id": 2, "pad_id": -1}
@@ -179,9 +184,10 @@ def train_model(arg: str | None = None, **kwargs: Any) -> TrainReport:
             options.engine,
             options.ray_address,
             int(options.spm.get("num_threads", SPM_NUM_THREADS)),
+            keep_words=options.complete_word_starts and _model_type(options.spm) == "unigram",
         )
         codec = PUACodec.from_counts(counts.clusters, options.policy, options.scripts)
-        report = _train(options, n, corpus, codec, counts.characters, warnings)
+        report = _train(options, n, corpus, codec, counts.characters, warnings, counts.words)
         assert report is not None  # (None only for a probe)
         return report
     finally:
@@ -208,7 +214,7 @@ def _alphabet(
     byte_fallback is the user's. Where the symbols do not fit and ``hard_vocab_limit=false``
     lets spm make the vocabulary what it can, spm's coverage decides too."""
     vocab_size = int(opts.get("vocab_size", DEFAULT_VOCAB_SIZE))
-    model_type = str(opts.get("model_type", "unigram")).lower()
+    model_type = _model_type(opts)
     reserved = _reserved_pieces(opts)
 
     def planned(byte_fallback: bool) -> AlphabetPlan:
@@ -259,8 +265,11 @@ def _train(
     codec: PUACodec,
     characters: Counter[str],
     warnings: list[str],
+    words: Counter[str] | None = None,
     probe: bool = False,
 ) -> TrainReport | None:
+    """Plan, train and write the model (``probe``: train only, writing nothing). ``words``:
+    the corpus's words with their counts, if the count kept them, for the word-start pass."""
     opts = dict(options.spm)
     stats = corpus.stats
     if stats.lines == 0:
@@ -270,7 +279,7 @@ def _train(
             f"the corpus has no text: its {stats.lines:,} lines are blank; give at least one "
             "line with text"
         )
-    model_type = str(opts.get("model_type", "unigram")).lower()
+    model_type = _model_type(opts)
     symbols = symbol_counts(codec, characters, stats.lines)
     alphabet = _alphabet(opts, symbols, options.byte_fallback_given, warnings)
     required = required_clusters(str(opts.get("required_chars", "")), codec, n)
@@ -329,7 +338,7 @@ def _train(
         if options.complete_word_starts:
             if model_type == "unigram":  # (the others are left alone)
                 phases.start("completing word starts")
-            starts = complete_word_starts(model, corpus.lines())
+            starts = complete_word_starts(model, corpus.lines(), words)
         filtered = None
         if options.filters:
             phases.start(f"filters ({', '.join(options.filters)})")
@@ -436,12 +445,13 @@ def _drop_codes_without_piece(
     return codec
 
 
+_RESERVED = re.compile(f"[{''.join(sorted(RESERVED))}]")
+
+
 def _finish(model: Any, codec: PUACodec, prefix: str) -> int:
     """Disable orphan and escape pieces; drop temporary paths so output is reproducible."""
 
-    def escaped(piece: str) -> bool:  # holds an escape code: no segmentation may use it
-        return any(ch in RESERVED for ch in piece)
-
+    escaped = _RESERVED.search  # an escape code in a piece: no segmentation may use it
     marks, _ = mark_start_ids(model, lambda piece: "" if escaped(piece) else codec.decode(piece))
     escapes = [i for i, p in enumerate(model.pieces) if p.type == NORMAL and escaped(p.piece)]
     ids = sorted({*marks, *escapes})

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import sentencepiece as spm
@@ -30,9 +30,19 @@ from brahmic_pua.model.proto import NORMAL, model_pb2
 MARGIN = 2.0
 
 
-def complete_word_starts(model: Any, lines: Iterable[str]) -> int:
+def count_words(lines: Iterable[str]) -> Counter[str]:
+    """The space-separated words of ``lines`` with their counts (what the count phase keeps in
+    :attr:`~brahmic_pua.segment.counting.CorpusCounts.words` when it can)."""
+    return Counter(word for line in lines for word in line.split(" "))
+
+
+def complete_word_starts(
+    model: Any, lines: Iterable[str], words: Mapping[str, int] | None = None
+) -> int:
     """Swap pieces of a trained Unigram ``model`` (orphan pieces already disabled) in place for
     word-start pieces the training ``lines`` call for; returns how many were swapped.
+    ``words``: the lines' words with their counts, when the caller has them (the count phase
+    keeps them), so that the corpus is not read again.
 
     Words are encoded one by one, which is exact when pieces never span a space (spm's
     split_by_whitespace) and every word starts with "▁" (add_dummy_prefix, "▁" as a prefix).
@@ -47,40 +57,47 @@ def complete_word_starts(model: Any, lines: Iterable[str]) -> int:
     ):
         return 0
     pieces = model.pieces
-    space = next((i for i, p in enumerate(pieces) if p.piece == SPACE and p.type == NORMAL), None)
+    # The pieces read once into lists: a protobuf field read costs more than a list index.
+    texts = [p.piece for p in pieces]
+    normal = [p.type == NORMAL for p in pieces]
+    space = next((i for i, t in enumerate(texts) if t == SPACE and normal[i]), None)
     if space is None:
         return 0
-    words = Counter(word for line in lines for word in line.split(" ") if word)
-    texts = list(words)
-    rows = spm.SentencePieceProcessor(model_proto=model.SerializeToString()).encode(texts)
-    uses: Counter[int] = Counter()
+    if words is None:
+        words = count_words(lines)
+    counted = [(word, count) for word, count in words.items() if word]
+    rows = spm.SentencePieceProcessor(model_proto=model.SerializeToString()).encode(
+        [word for word, _ in counted]
+    )
+    uses = [0] * len(texts)
     wanted: Counter[str] = Counter()
-    for text, row in zip(texts, rows, strict=True):
-        count = words[text]
+    for (_, count), row in zip(counted, rows, strict=True):
         for i in row:
             uses[i] += count
-        if len(row) > 1 and row[0] == space and pieces[row[1]].type == NORMAL:
-            wanted[SPACE + pieces[row[1]].piece] += count
-    present = {p.piece for p in pieces}
+        if len(row) > 1 and row[0] == space and normal[row[1]]:
+            wanted[SPACE + texts[row[1]]] += count
+    present = set(texts)
     added = sorted(
         (item for item in wanted.items() if item[0] not in present and _valid(item[0], spec)),
         key=lambda item: (-item[1], item[0]),
     )
     # Single characters are spm's required characters: never dropped.
+    scores = [p.score for p in pieces]
     dropped = sorted(
-        (i for i, p in enumerate(pieces) if p.type == NORMAL and len(p.piece) > 1),
-        key=lambda i: (uses[i], pieces[i].score, i),
+        (i for i, t in enumerate(texts) if normal[i] and len(t) > 1),
+        key=lambda i: (uses[i], scores[i], i),
     )
-    total = sum(uses.values())
+    total = sum(uses)
     swapped = 0
     for (piece, count), i in zip(added, dropped, strict=False):
         if count <= MARGIN * uses[i]:
             break
-        pieces[i].piece = piece
+        texts[i] = piece
         pieces[i].score = math.log(count / total)
+        scores[i] = pieces[i].score  # as the model holds it, a float32, for the sort
         swapped += 1
     if swapped:
-        _sort_by_score(model)
+        _sort_by_score(model, texts, scores, normal)
     return swapped
 
 
@@ -92,14 +109,13 @@ def _valid(piece: str, spec: Any) -> bool:
     return not (spec.split_digits and any(ch.isdecimal() for ch in piece))
 
 
-def _sort_by_score(model: Any) -> None:
-    """Normal pieces back in spm's Unigram order (best score first) within their own ids."""
-    slots = [i for i, p in enumerate(model.pieces) if p.type == NORMAL]
-    ordered = []
-    for i in slots:
-        copy = model_pb2.ModelProto.SentencePiece()
-        copy.CopyFrom(model.pieces[i])
-        ordered.append(copy)
-    ordered.sort(key=lambda p: -p.score)
-    for i, piece in zip(slots, ordered, strict=True):
-        model.pieces[i].CopyFrom(piece)
+def _sort_by_score(model: Any, texts: list[str], scores: list[float], normal: list[bool]) -> None:
+    """The normal pieces, with their new ``texts`` and ``scores``, back in spm's Unigram order
+    (best score first, ties in id order) within their own ids. Normal pieces differ only in
+    text and score, so those two are all that is written."""
+    slots = [i for i, is_normal in enumerate(normal) if is_normal]
+    ordered = sorted(slots, key=lambda i: -scores[i])
+    pieces = model.pieces
+    for slot, i in zip(slots, ordered, strict=True):
+        pieces[slot].piece = texts[i]
+        pieces[slot].score = scores[i]

@@ -6,6 +6,7 @@ trained with them (byte for byte)."""
 from __future__ import annotations
 
 import unicodedata
+from collections import Counter
 from collections.abc import Sequence
 from itertools import chain
 from pathlib import Path
@@ -58,8 +59,11 @@ def test_counts_equal_on_any_text(lines: list[str]) -> None:
     for policy in POLICIES:
         fast, plain = count_corpus(lines, policy), reference.count_corpus(lines, policy)
         assert (fast.clusters, fast.characters) == (plain.clusters, plain.characters)
-        small = count_batches(batched(lines, 3), policy)  # texts joined across batches too
+        small = count_batches(batched(lines, 3), policy, keep_words=True)  # texts joined too
         assert (small.clusters, small.characters) == (plain.clusters, plain.characters)
+        words = Counter(word for line in lines for word in line.split(" "))
+        assert small.words == (None if policy == "grapheme" else words)
+        assert fast.words is None  # not asked for
         assert (set(fast.clusters), set(fast.characters)) == (
             set(plain.clusters),
             set(plain.characters),
@@ -73,9 +77,10 @@ def test_counts_in_small_windows_are_the_same(monkeypatch: pytest.MonkeyPatch, p
     plain = reference.count_corpus(lines, policy)
     monkeypatch.setattr(counting, "MAX_WORDS", 50)
     monkeypatch.setattr(counting, "WORDS_AT_ONCE", 7)
-    small = count_batches(batched(lines, 5), policy)
+    small = count_batches(batched(lines, 5), policy, keep_words=True)
     assert (small.clusters, small.characters) == (plain.clusters, plain.characters)
     assert set(small.clusters) == set(plain.clusters)  # no key with a zero count
+    assert small.words is None  # they were let go: the word-start pass reads the lines again
 
 
 # -- spellings ----------------------------------------------------------------------------------
@@ -154,7 +159,7 @@ def test_model_is_byte_identical_to_the_plain_path(
             monkeypatch.setattr(
                 engine,
                 "count_batches",
-                lambda batches, policy: reference.count_corpus([*chain(*batches)], policy),
+                lambda batches, policy, *_: reference.count_corpus([*chain(*batches)], policy),
             )
         prefix = tmp_path / path / "m"
         prefix.parent.mkdir()
