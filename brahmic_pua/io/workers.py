@@ -21,8 +21,11 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the pool is the caller's; importing it costs a start-up 10 ms
+    from concurrent.futures import ProcessPoolExecutor
 
 #: prctl's option that has the kernel signal a process when its parent dies (linux/prctl.h).
 PR_SET_PDEATHSIG = 1

@@ -13,10 +13,9 @@ import os
 import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import ExitStack
-from multiprocessing import get_context
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from brahmic_pua.io.lines import Span, batched, plan_spans, read_lines
 from brahmic_pua.io.progress import Progress
@@ -25,6 +24,9 @@ from brahmic_pua.normalize import Normalizer
 from brahmic_pua.segment.counting import CorpusCounts, count_batches
 from brahmic_pua.trainer.corpus import CorpusStats, spm_line_text, text_writer
 from brahmic_pua.trainer.signals import die_with_parent, signals_deferred
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 #: Ranges: about four per worker, so that one slow worker does not hold up the reduce.
 RANGES_PER_WORKER = 4
@@ -89,6 +91,11 @@ def count_in_processes(
 
     The workers die with this process (SIGKILL included), leave Ctrl-C to it, and are ended at
     once when the count fails or is interrupted, instead of finishing their ranges."""
+    # Imported here: a pool is used only for a corpus big enough, and these imports are a
+    # tenth of the trainer's start-up.
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
+
     pool = ProcessPoolExecutor(workers, get_context("fork"), die_with_parent, (os.getpid(),))
     jobs: list[Future[tuple[CorpusCounts, CorpusStats]]] = []
     try:
