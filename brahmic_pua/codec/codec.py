@@ -78,7 +78,6 @@ class PUACodec:
         self.policy = table.policy
         self.scripts = table.scripts
         self.unicode_version = table.unicode_version
-        self.fingerprint = table.fingerprint
         self._encode_map = {cluster: chr(code) for code, cluster, _ in table.entries}
         self._cluster_by_code = {code: cluster for code, cluster, _ in table.entries}
         self._decode_map: dict[int, str] = passthrough_map()  # translate is faster on hits
@@ -91,6 +90,11 @@ class PUACodec:
         self._piece_map = PieceMemo(self._encode_slow)
         self._word_map: dict[str, str] = {}
         self._pattern = lookup_pattern(self.policy)
+
+    @property
+    def fingerprint(self) -> str:
+        """The table's content fingerprint (as its file records it)."""
+        return self._table.fingerprint
 
     # -- building -----------------------------------------------------------------------------
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from brahmic_pua.codec.layout import CAPACITY, FIRST_CODE, PUA_RANGES
@@ -51,16 +52,21 @@ class CodecTable:
     unicode_version: str
     entries: tuple[Entry, ...]
     blocks: tuple[Block, ...]
-    fingerprint: str
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """The content's fingerprint, computed when first asked for: the trainer builds a
+        table of every cluster and keeps only a cut-down copy of it (a fingerprint of 23,583
+        entries took 0.02 s of a 0.5 s training)."""
+        return json_fingerprint(
+            _body(self.policy, self.scripts, self.unicode_version, self.entries, self.blocks)
+        )
 
     @classmethod
     def create(
         cls, policy: str, scripts: tuple[str, ...], entries: list[Entry], blocks: list[Block]
     ) -> CodecTable:
-        body = _body(policy, scripts, UNICODE_VERSION, entries, blocks)
-        return cls(
-            policy, scripts, UNICODE_VERSION, tuple(entries), tuple(blocks), json_fingerprint(body)
-        )
+        return cls(policy, scripts, UNICODE_VERSION, tuple(entries), tuple(blocks))
 
 
 def _body(
@@ -139,10 +145,7 @@ def check_document(body: object) -> CodecTable:
         table = _parse(body)
     except ValueError as error:
         raise ValueError(f"malformed codec file ({error})") from None
-    expected = json_fingerprint(
-        _body(table.policy, table.scripts, table.unicode_version, table.entries, table.blocks)
-    )
-    if body.get("fingerprint") != expected:
+    if body.get("fingerprint") != table.fingerprint:
         raise ValueError("content does not match its fingerprint (edited or corrupted)")
     return table
 
@@ -228,9 +231,7 @@ def _parse(body: dict[str, Any]) -> CodecTable:
     clusters = {cluster for _, cluster, _ in entries}
     if len(codes) != len(entries) or len(clusters) != len(entries):
         raise ValueError("duplicate code or cluster")
-    return CodecTable(
-        policy, scripts, UNICODE_VERSION, tuple(entries), tuple(blocks), body["fingerprint"]
-    )
+    return CodecTable(policy, scripts, UNICODE_VERSION, tuple(entries), tuple(blocks))
 
 
 def _cluster(value: object) -> str:
