@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 from conftest import corpora, require_extra
 
+from brahmic_pua.evaluation.malformed import KINDS, count_malformed
 from brahmic_pua.evaluation.metrics import bits_per_byte, per_token_perplexity
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "perplexity"
@@ -113,10 +114,19 @@ def test_smoke_run(tmp_path: Path) -> None:
             assert math.isclose(seed["bits_per_byte"], seed["identity_rhs"], rel_tol=1e-9)
         assert arm["samples"]["tokens"] > 0 and arm["samples"]["snippet"]
         assert arm["samples"]["orphan_marks_per_1000"] >= 0
+        pooled = arm["samples"]["malformed"]  # unattached signs, pooled over the seeds' texts
+        texts = [t for seed in arm["seeds"] for t in seed["samples"]["text"].split("\n")]
+        count = count_malformed(texts)
+        assert [pooled[k] for k in KINDS] == [getattr(count, k) for k in KINDS]
+        assert pooled["characters"] == count.characters
+        assert pooled["per_1000_characters"] == pytest.approx(count.per_1000())
         has_o200k = importlib.util.find_spec("bpe_openai") is not None
         assert ("nsl_vs_o200k" in arm["tokenizer"]) == has_o200k
     assert results["identity_check"] is True
     assert arms["brahmic_pua-unigram"]["tokenizer"]["orphan_marks_per_1000"] == 0
+    own = results["settings"]["heldout"]["malformed"]  # the held-out text's own
+    heldout = results["settings"]["heldout"]  # whose characters count the line ends too
+    assert own["characters"] + heldout["lines"] == heldout["characters"]
     # nmt_nfkc turns the news' ZWNJ into spaces: the stock arms do not round-trip
     assert arms["stock-unigram"]["tokenizer"]["round_trip_rate"] < 1
     differences = results["differences"]
@@ -140,6 +150,7 @@ def test_smoke_run(tmp_path: Path) -> None:
     md = (tmp_path / "results.md").read_text(encoding="utf-8")
     assert "bits per byte" in md and "stock-unigram − plain-unigram" in md
     assert "Where the bits go" in md
+    assert "| the held-out text itself |" in md and "Unattached Brahmic signs" in md
     assert "not claimed: it round-trips" in md
     assert ("NSL vs o200k |" in md) == has_o200k
     for name in ("bits_per_byte.png", "training_curves.png"):

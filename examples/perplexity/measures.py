@@ -17,6 +17,7 @@ from typing import Any
 from data import ARM_SPECS, Arm, train_arm
 
 from brahmic_pua.evaluation import metrics
+from brahmic_pua.evaluation.malformed import MalformedCount, count_malformed
 from brahmic_pua.evaluation.o200k import O200k
 
 
@@ -74,16 +75,50 @@ def tokenizer_metrics(
 
 
 def sample_metrics(arm: Arm, rows: list[list[int]]) -> dict[str, Any]:
-    """Orphan-mark tokens per 1000 in generated text (cut into lines at the end-of-sentence id,
-    which is not counted, as in the held-out encoding) and a decoded snippet."""
+    """What a model writes (cut into lines at the end-of-sentence id, which is not counted, as
+    in the held-out encoding): orphan-mark tokens per 1000 tokens, the Brahmic signs its text
+    leaves unattached (what renders on a dotted circle, :func:`malformed`), the text itself and
+    a snippet of it."""
     eos = int(arm.processor.eos_id())
     lines = [list(g) for row in rows for end, g in groupby(row, lambda i: i == eos) if not end]
-    snippet = "\n".join(arm.processor.decode(lines[:4]))[:400]
+    texts = [str(text) for text in arm.processor.decode(lines)]
     return {
         "tokens": metrics.total_tokens(lines),
         "orphan_marks_per_1000": metrics.orphan_marks_per_1000(lines, arm.processor),
-        "snippet": snippet,
+        "malformed": malformed(texts),
+        "snippet": "\n".join(texts[:4])[:400],
+        "text": "\n".join(texts),
     }
+
+
+def malformed(texts: list[str]) -> dict[str, float]:
+    """Unattached Brahmic signs in ``texts`` by where they sit, the characters, and the rate per
+    1000 characters (brahmic_pua.evaluation.malformed)."""
+    count = count_malformed(texts)
+    return malformed_record(count)
+
+
+def malformed_record(count: MalformedCount) -> dict[str, float]:
+    return {
+        "line_start": count.line_start,
+        "after_space": count.after_space,
+        "cannot_follow": count.cannot_follow,
+        "characters": count.characters,
+        "per_1000_characters": count.per_1000(),
+    }
+
+
+def pooled_malformed(records: list[dict[str, float]]) -> dict[str, float]:
+    """Records of :func:`malformed` added up (over seeds), the rate recomputed."""
+    total = MalformedCount()
+    for r in records:
+        total += MalformedCount(
+            int(r["line_start"]),
+            int(r["after_space"]),
+            int(r["cannot_follow"]),
+            int(r["characters"]),
+        )
+    return malformed_record(total)
 
 
 def language_metrics(nll: list[float], n_bytes: int, n_chars: int) -> dict[str, float]:

@@ -21,7 +21,7 @@ from typing import Any
 import sentencepiece
 import torch
 from data import ARM_SPECS, Arm, per_line, text_size
-from measures import language_metrics
+from measures import language_metrics, malformed, pooled_malformed
 from plot import bar_chart, line_chart, trend_chart
 from preset import Preset
 from stats import bootstrap_ratio, mean_ci, paired_difference
@@ -117,6 +117,12 @@ def arm_entry(
                 g["orphan_marks_per_1000"] * g["tokens"] for g in generated
             )
             / max(sum(g["tokens"] for g in generated), 1),  # pooled over seeds
+            # (runs saved before the count was made have none: then it is left out)
+            **(
+                {"malformed": pooled_malformed([g["malformed"] for g in generated])}
+                if all("malformed" in g for g in generated)
+                else {}
+            ),
             "snippet": generated[0]["snippet"],
         },
         "checkpoints": [
@@ -193,6 +199,8 @@ def data_settings(
             "lines": len(heldout),
             "bytes": n_bytes,
             "characters": n_chars,
+            # the held-out text's own unattached signs: what people wrote, for comparison
+            "malformed": malformed(heldout),
         },
         "arms": names,
         "arm_notes": {n: ARM_SPECS[n].note for n in names},
