@@ -22,7 +22,10 @@ SCRIPT = shutil.which("brahmic-pua", path=os.path.dirname(sys.executable))
 #: the module up. On a loaded machine the earliest delay can land there; the report then names
 #: no file of ours, which is what the test checks instead.
 ROOT = Path(__file__).resolve().parent.parent
-OURS = (str(ROOT / "brahmic_pua") + os.sep, str(ROOT / "brahmic_pua_launch.py"), str(ROOT / "cli") + os.sep)
+OURS = tuple(
+    str(ROOT / name) + (os.sep if is_folder else "")
+    for name, is_folder in (("brahmic_pua", True), ("brahmic_pua_launch.py", False), ("cli", True))
+)
 
 
 def _frames_of_ours(report: str, ours: tuple[str, ...] = OURS) -> list[str]:
