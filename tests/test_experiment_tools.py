@@ -422,12 +422,18 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 @corpora  # the experiment trains on te.train.txt and scores te.extra.txt
-def test_an_interrupted_run_resumes_to_the_same_result(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "levers", [[], ["--sampling", "0.1", "--composed", "char"]], ids=["plain", "levers"]
+)
+def test_an_interrupted_run_resumes_to_the_same_result(tmp_path: Path, levers: list[str]) -> None:
     """Stopped after 6 of 12 steps of the first model and run again, the result equals that of
     a run never stopped: the same losses at every step, checkpoints and bits per byte, to the
-    last bit (same machine, threads and torch). Finished models are read back, not redone."""
+    last bit (same machine, threads and torch). Finished models are read back, not redone.
+    With issue 30's levers too, given the same sampled passes (a resumed run reads back what it
+    drew before it stopped; sentencepiece draws otherwise in another process)."""
     need_torch()
     options = [
+        *levers,
         "--preset",
         "smoke",
         "--arms",
@@ -447,6 +453,10 @@ def test_an_interrupted_run_resumes_to_the_same_result(tmp_path: Path) -> None:
     second = run(*options, "--out", str(stopped))
     assert "plain-unigram seed 0: resumed at step 6" in second.stderr
     shutil.copytree(stopped / "tokenizers", whole / "tokenizers")  # the very same tokenizers
+    for drawn in stopped.glob("state/*/seed0/pass*.pt"):  # and sampled passes (regularize.py)
+        kept = whole / drawn.relative_to(stopped)
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(drawn, kept)
     run(*options, "--out", str(whole))
     a = json.loads((stopped / "results.json").read_text(encoding="utf-8"))
     b = json.loads((whole / "results.json").read_text(encoding="utf-8"))
@@ -465,6 +475,11 @@ def test_an_interrupted_run_resumes_to_the_same_result(tmp_path: Path) -> None:
     with pytest.raises(subprocess.CalledProcessError) as refused:
         run(*options, "--out", str(stopped), "--steps", "13")
     assert "holds a run with other options (steps" in refused.value.stderr
+    if levers:
+        assert a["settings"]["sampling"] == 0.1 and a["settings"]["composed"] == "char"
+        with pytest.raises(subprocess.CalledProcessError) as refused:
+            run(*options[len(levers) :], "--out", str(stopped))  # without the levers
+        assert "holds a run with other options (composed, sampling" in refused.value.stderr
 
 
 @corpora

@@ -78,11 +78,22 @@ class Block(nn.Module):
 
 
 class GPT(nn.Module):
-    """Token and learned position embeddings, blocks, final LN, output tied to the embedding."""
+    """Token and learned position embeddings, blocks, final LN, output tied to the embedding.
 
-    def __init__(self, cfg: GPTConfig) -> None:
+    With ``composition`` (vocabulary × parts, each row a piece's parts averaged: see
+    composed.py) a token's embedding is composed: its own row plus the mean of its parts'
+    rows, in the input and in the tied output alike, so that pieces spelled with the same
+    characters share those characters' parameters."""
+
+    def __init__(self, cfg: GPTConfig, composition: torch.Tensor | None = None) -> None:
         super().__init__()
         self.cfg = cfg
+        self.parts: nn.Embedding | None = None
+        if composition is not None:
+            if composition.shape[0] != cfg.vocab_size:
+                raise ValueError(f"composition has {composition.shape[0]} rows, not the vocabulary")
+            self.register_buffer("composition", composition)
+            self.parts = nn.Embedding(composition.shape[1], cfg.width)
         self.tok = nn.Embedding(cfg.vocab_size, cfg.width)
         self.pos = nn.Embedding(cfg.context, cfg.width)
         self.drop = nn.Dropout(cfg.dropout)
@@ -94,10 +105,17 @@ class GPT(nn.Module):
 
     def forward(self, idx: torch.Tensor) -> torch.Tensor:
         positions = torch.arange(idx.shape[1], device=idx.device)
-        x = self.drop(self.tok(idx) + self.pos(positions))
+        if self.parts is None:
+            x = self.drop(self.tok(idx) + self.pos(positions))
+        else:
+            weight = self.tok.weight + self.composition @ self.parts.weight
+            x = self.drop(F.embedding(idx, weight) + self.pos(positions))
         for block in self.blocks:
             x = block(x)
-        logits: torch.Tensor = self.head(self.ln_f(x))
+        if self.parts is None:
+            logits: torch.Tensor = self.head(self.ln_f(x))
+        else:
+            logits = F.linear(self.ln_f(x), weight)
         return logits
 
 

@@ -119,6 +119,22 @@ def parse_args(argv: list[str] | None, description: str | None) -> argparse.Name
         "cpu-long and paper: 100)",
     )
     p.add_argument(
+        "--sampling",
+        type=float,
+        metavar="ALPHA",
+        help="subword regularization while the models train, for every arm alike: each pass "
+        "over the training text is encoded anew with sampling (Unigram: alpha ALPHA over the "
+        "whole lattice; BPE: dropout probability ALPHA), the held-out text with the best "
+        "segmentation (Kudo 2018 uses 0.1 to 0.2; BPE-dropout 0.1)",
+    )
+    p.add_argument(
+        "--composed",
+        choices=["char", "cluster"],
+        help="composed embeddings for every arm alike: a token's input and tied output "
+        "embedding is its own row plus the mean of the rows of its characters (char) or "
+        "fixtoken clusters (cluster), so pieces spelled alike share parameters",
+    )
+    p.add_argument(
         "--seeds",
         type=int,
         help="seeds 0..N-1; each fixes initialization and data order, paired across "

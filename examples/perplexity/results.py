@@ -227,6 +227,8 @@ def run_settings(
         "model": f"{cfg.layers} layers, {cfg.heads} heads, width {cfg.width}, context "
         f"{cfg.context}, dropout {cfg.dropout}, batch {cfg.batch}, AdamW lr {cfg.lr} "
         f"cosine to {cfg.min_lr}, warmup {cfg.warmup}",
+        "sampling": args.sampling,
+        "composed": args.composed,
         "threads": args.threads,
         "device": args.device,
         "checkpoint_lines": len(checkpoint_bytes),

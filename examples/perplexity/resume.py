@@ -50,6 +50,11 @@ def tokenizer_request(
     }
 
 
+#: Options that change every model's training (issue 30's levers); recorded only when given, so
+#: a folder begun before they existed still resumes.
+LEVERS = ("sampling", "composed")
+
+
 def run_request(
     cfg: Preset,
     args: argparse.Namespace,
@@ -74,6 +79,7 @@ def run_request(
         "checkpoints": args.checkpoints,
         "checkpoint_lines": checkpoint_lines,
         "arms": sorted(names) if args.regime == "bytes" else None,
+        **{lever: getattr(args, lever) for lever in LEVERS if getattr(args, lever) is not None},
     }
 
 

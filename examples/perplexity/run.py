@@ -42,6 +42,7 @@ from typing import Any
 import resume
 import torch
 from attribution import attribute_pairs
+from composed import composition
 from data import (
     ARM_SPECS,
     Arm,
@@ -58,6 +59,7 @@ from measures import sample_metrics, tokenizer_table
 from ngram import ngram_table
 from options import arm_names, parse_args, settings
 from preset import Preset
+from regularize import SampledPasses
 from report import UNDERTRAINED, markdown, ngram_markdown
 from results import (
     arm_entry,
@@ -152,6 +154,9 @@ def main(argv: list[str] | None = None) -> None:
 
     # --- one model per arm and seed, seed-major: a stopped run has whole pairs first
     budget = resume.Budget(args.stop_after_steps)
+    # issue 30's levers, given to every arm alike: composed embeddings, sampled segmentations
+    compositions = {a.name: composition(a, args.composed) for a in arms} if args.composed else {}
+    pass_steps = {n: len(s) // (cfg.batch * cfg.context) for n, s in streams.items()}
     records: dict[str, list[dict[str, Any]]] = {arm.name: [] for arm in arms}
     skipped: list[str] = []  # with --only-seeds: models another process holds
     for seed in chosen:
@@ -165,6 +170,11 @@ def main(argv: list[str] | None = None) -> None:
             )
             print(f"{arm.name} seed {seed}: {steps[arm.name]} steps", file=sys.stderr)
             folder = state_dir / arm.name / f"seed{seed}"
+            passes = None
+            if args.sampling is not None:
+                passes = SampledPasses(
+                    arm, train_text, args.sampling, seed, pass_steps[arm.name], folder
+                )
             try:
                 with resume.model_lock(folder):
                     record = run_seed(
@@ -179,6 +189,8 @@ def main(argv: list[str] | None = None) -> None:
                         folder,
                         budget,
                         args.save_every,
+                        compositions.get(arm.name),
+                        passes,
                     )
             except resume.Busy as busy:
                 if args.only_seeds is None:  # a report needs every model
@@ -287,11 +299,15 @@ def run_seed(
     folder: Path,
     budget: resume.Budget,
     save_every: int,
+    composition: torch.Tensor | None = None,
+    passes: SampledPasses | None = None,
 ) -> dict[str, Any] | None:
     """Train, score and sample one model; the final model is scored. Its state is saved in
     ``folder`` at every checkpoint, every ``save_every`` steps and when the budget stops it; a
     later call resumes from the last save, and a finished model's record (done.json) is read
-    back (resume.py). Returns None when the budget stopped it."""
+    back (resume.py). Returns None when the budget stopped it. ``composition``: composed
+    embeddings (composed.py); ``passes``: each pass over the training text sampled anew
+    (regularize.py)."""
     saved = resume.ModelState(folder)
     finished = saved.finished()
     if finished is not None:
@@ -299,7 +315,7 @@ def run_seed(
         return finished
     folder.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(seed)
-    model = GPT(gpt_config(cfg, arm.vocab_size)).to(device)
+    model = GPT(gpt_config(cfg, arm.vocab_size), composition).to(device)
     tcfg = TrainConfig(steps, cfg.batch, cfg.lr, cfg.min_lr, min(cfg.warmup, steps))
     trainer = Trainer(model, stream, tcfg, seed, device)
     checkpoints: list[dict[str, Any]] = []
@@ -315,6 +331,8 @@ def run_seed(
             saved.save(trainer, checkpoints, seconds, steps)
             return None
         start = time.perf_counter()
+        if passes is not None:
+            trainer.stream = passes.at(trainer.step)
         loss = trainer.take_step()
         seconds += time.perf_counter() - start
         step = trainer.step
@@ -344,6 +362,10 @@ def run_seed(
     )
     generated = sample(model, int(arm.processor.eos_id()), cfg.sample_tokens, seed, device)
     tokens_seen = steps * step_tokens
+    if (
+        passes is not None and passes.tokens
+    ):  # sampled passes are longer than the best segmentation's stream
+        train_bpt *= len(stream) / (sum(passes.tokens.values()) / len(passes.tokens))
     record = {
         "seed": seed,
         "steps": steps,
@@ -357,6 +379,8 @@ def run_seed(
         "flops": 6 * parameter_count(model) * tokens_seen,
         "checkpoints": checkpoints,
     }
+    if passes is not None:
+        record["sampled_pass_tokens"] = {str(k): v for k, v in sorted(passes.tokens.items())}
     saved.finish(model, record)
     return record
 
