@@ -226,7 +226,9 @@ def run_settings(
         "seeds": list(range(cfg.seeds)),
         "model": f"{cfg.layers} layers, {cfg.heads} heads, width {cfg.width}, context "
         f"{cfg.context}, dropout {cfg.dropout}, batch {cfg.batch}, AdamW lr {cfg.lr} "
-        f"cosine to {cfg.min_lr}, warmup {cfg.warmup}",
+        f"cosine to {cfg.min_lr}, warmup {cfg.warmup}"
+        + (f"; composed embeddings ({args.composed})" if args.composed else "")
+        + (f"; each training pass sampled (alpha {args.sampling})" if args.sampling else ""),
         "sampling": args.sampling,
         "composed": args.composed,
         "threads": args.threads,
