@@ -131,6 +131,7 @@ TESTS = ROOT / "tests"
 PROJECT_TESTS = {
     "test_docs.py",  # every example in README.md and docs/
     "test_examples.py",  # examples/ keep working
+    "test_experiment_levers.py",  # examples/perplexity's levers (regularize, composed, gpt)
     "test_experiment_tools.py",  # examples/perplexity's modules
     "test_identity.py",  # model files byte-identical to bench/identity.json
     "test_launch.py",  # brahmic_pua_launch.py, the console script's entry
