@@ -40,16 +40,17 @@ class Arm:
     def vocab_size(self) -> int:
         return int(self.processor.get_piece_size())
 
-    def encode(self, lines: list[str]) -> list[list[int]]:
-        """Ids per line, without the end-of-sentence id (what tokenizer metrics count)."""
-        return [list(row) for row in self.processor.encode(lines)]
+    def encode(self, lines: list[str], **options: Any) -> list[list[int]]:
+        """Ids per line, without the end-of-sentence id (what tokenizer metrics count);
+        ``options`` go to the processor's encode (sampling, threads)."""
+        return [list(row) for row in self.processor.encode(lines, **options)]
 
-    def stream(self, lines: list[str], lead: bool = False) -> list[int]:
+    def stream(self, lines: list[str], lead: bool = False, **options: Any) -> list[int]:
         """Ids of every line, each followed by eos; ``lead`` puts an eos first, the context
-        from which the first line's first token is predicted."""
+        from which the first line's first token is predicted; ``options`` as for encode."""
         eos = int(self.processor.eos_id())
         out = [eos] if lead else []
-        for row in self.encode(lines):
+        for row in self.encode(lines, **options):
             out.extend(row)
             out.append(eos)
         return out

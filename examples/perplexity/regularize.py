@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import sentencepiece
 import torch
@@ -71,13 +72,8 @@ class SampledPasses:
 
     def _draw(self, number: int) -> torch.Tensor:
         sentencepiece.set_random_generator_seed(self.seed * 1_000_003 + number)
-        extra = {"nbest_size": -1} if self.arm.model_type == "unigram" else {}
-        rows = self.arm.processor.encode(
+        extra: dict[str, Any] = {"nbest_size": -1} if self.arm.model_type == "unigram" else {}
+        stream = self.arm.stream(
             self.lines, enable_sampling=True, alpha=self.alpha, num_threads=1, **extra
         )
-        eos = int(self.arm.processor.eos_id())
-        stream: list[int] = []
-        for row in rows:
-            stream.extend(row)
-            stream.append(eos)
         return torch.tensor(stream, dtype=torch.long)
