@@ -194,6 +194,8 @@ def split_text(text: str, *, first: bool = True, exact: bool = False) -> list[st
         return lines
     if first:  # a BOM alone is then an empty line: a line all the same, as spm counts it
         lines[0] = lines[0].removeprefix(BOM)
+    if "\r" not in text:  # (no line to strip: no call per line)
+        return lines
     return [line_text(line) for line in lines]
 
 

@@ -356,9 +356,23 @@ def training_rule_files(
     return forward, _spell([(target, source) for source, target in pairs])
 
 
+#: Rules spelled in one ``str.translate``: all 44,675 of a te.train model's at once took 16 MB
+#: beside their 1.7 MB of lines; 4,096 at a time, 3 MB, as fast.
+SPELLED_AT_ONCE = 4096
+
+
 def _spell(pairs: list[tuple[str, str]]) -> str:
     if any("\n" in source or "\n" in target for source, target in pairs):  # a user's rule
         return "".join(f"{_spelled(source)}\t{_spelled(target)}\n" for source, target in pairs)
+    return "".join(
+        _spell_lines(pairs[i : i + SPELLED_AT_ONCE]) for i in range(0, len(pairs), SPELLED_AT_ONCE)
+    )
+
+
+def _spell_lines(pairs: list[tuple[str, str]]) -> str:
+    """Rule lines for pairs without a line feed."""
+    if not pairs:
+        return ""
     joined = "\n".join(text for pair in pairs for text in pair)
     names = {ord(ch): f"U+{ord(ch):04X} " for ch in set(joined) - {"\n"}}
     spelled = joined.translate(names).replace(" \n", "\n").removesuffix(" ").split("\n")

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from strategies import texts
 
 import brahmic_pua as spm
+from brahmic_pua.model import rules
 from brahmic_pua.model.rules import normalizer_rules, rule_pairs
 from brahmic_pua.normalize import normalizer
 from brahmic_pua.normalize.folding import LongestMatch
@@ -261,3 +262,23 @@ def test_marks_stacked_without_limit_still_train(tmp_path: Path) -> None:
     theirs = stock.SentencePieceProcessor(model_file=report.model_file)
     assert sp.decode(sp.encode(lines)) == lines
     assert theirs.encode(lines) == sp.encode(lines)
+
+
+@given(
+    pairs=st.lists(
+        st.tuples(texts.filter(lambda t: "\n" not in t), texts.filter(lambda t: "\n" not in t)),
+        max_size=12,
+    ),
+    at_once=st.integers(1, 5),
+)
+def test_rule_lines_spell_each_code_point(pairs: list[tuple[str, str]], at_once: int) -> None:
+    """A rule file's lines, spelled a few rules at a time (here 1 to 5, so that the pairs
+    span several batches), are each rule's code points as spm's rule files write them."""
+
+    def spelled(text: str) -> str:
+        return " ".join("U+" + format(ord(ch), "04X") for ch in text)
+
+    expected = "".join(f"{spelled(s)}\t{spelled(t)}\n" for s, t in pairs)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(rules, "SPELLED_AT_ONCE", at_once)
+        assert rules._spell(pairs) == expected
