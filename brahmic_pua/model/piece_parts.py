@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from brahmic_pua.model.protocol import Vocabulary
-from brahmic_pua.model.script_ids import piece_texts
+from brahmic_pua.model.script_ids import piece_texts, special_kind
 from brahmic_pua.segment import segment
 
 #: What a piece is cut into: its code points, or its fixtoken clusters.
@@ -82,13 +82,7 @@ class PieceParts:
 def piece_parts(processor: Vocabulary, unit: Unit = "char") -> PieceParts:
     """The parts of every piece of ``processor`` (brahmic_pua's or stock sentencepiece's)."""
     texts = piece_texts(processor)
-    special = [
-        processor.is_control(i)
-        or processor.is_unknown(i)
-        or processor.is_unused(i)
-        or processor.is_byte(i)
-        for i in range(len(texts))
-    ]
+    special = [special_kind(processor, i) is not None for i in range(len(texts))]
     return index_parts(texts, special, unit)
 
 

@@ -97,6 +97,18 @@ def piece_texts(processor: Vocabulary) -> list[str]:
     return [codec.decode(model.id_to_piece(i)) for i in range(model.get_piece_size())]
 
 
+def special_kind(processor: Vocabulary, i: int) -> int | None:
+    """SPECIAL for a control, unknown or unused piece, MAL for a byte piece, None for a piece
+    that stands for its text. The one rule for which ids spell no text of their own: script
+    ids give them these ids, and a composed embedding (:mod:`brahmic_pua.model.piece_parts`)
+    no parts."""
+    if processor.is_control(i) or processor.is_unknown(i) or processor.is_unused(i):
+        return SPECIAL
+    if processor.is_byte(i):
+        return MAL
+    return None
+
+
 def script_ids(processor: Vocabulary) -> list[int]:
     """One script id per vocabulary id, aligned with the vocabulary.
 
@@ -104,12 +116,8 @@ def script_ids(processor: Vocabulary) -> list[int]:
     ``id_to_piece``, ``is_byte``, ``is_control``, ``is_unknown`` and ``is_unused``)."""
     ids = []
     for i, text in enumerate(piece_texts(processor)):
-        if processor.is_control(i) or processor.is_unknown(i) or processor.is_unused(i):
-            ids.append(SPECIAL)
-        elif processor.is_byte(i):
-            ids.append(MAL)
-        else:
-            ids.append(script_of_text(text))
+        kind = special_kind(processor, i)
+        ids.append(script_of_text(text) if kind is None else kind)
     return ids
 
 
