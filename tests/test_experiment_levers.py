@@ -3,7 +3,8 @@
 
 Oracles: a sampled pass decodes to the training lines, line for line (sampling changes the cut,
 never the text: it decodes as the best segmentation does), and a pass drawn once is read back
-alike by a new object on the same folder (a resumed run); a composed model's logits equal, to
+alike by a new object on the same folder (a resumed run), whose tokens per pass count the
+passes an earlier invocation drew; a composed model's logits equal, to
 float precision, the formula written out with plain tensor arithmetic (embedding = own row +
 the mean of the parts' rows, tied in the output); the composition's rows are count/n per
 character of the piece text as ``id_to_piece`` shows it, each character in the one column every
@@ -86,6 +87,13 @@ def test_a_sampled_pass_spells_the_training_lines_and_is_read_back_alike(
         assert again.at(7).tolist() == second.tolist()  # a resumed run reads the pass back
         assert again.at(0).tolist() == first.tolist()
         assert passes.tokens == {0: len(first), 1: len(second)}
+        # bytes per token of a resumed run: every pass its steps train on, not only the
+        # passes this invocation drew (one that resumes in pass 1 never draws pass 0)
+        resumed = SampledPasses(arm, lines, 0.1, seed=3, steps_per_pass=5, folder=folder)
+        resumed.at(6)
+        mean = (len(first) + len(second)) / 2
+        assert resumed.mean_tokens(10) == passes.mean_tokens(10) == mean
+        assert resumed.mean_tokens(5) == len(first) and resumed.mean_tokens(6) == mean
 
 
 @pytest.mark.parametrize("alpha", [0.0, -0.1, 1.5])

@@ -55,6 +55,13 @@ class SampledPasses:
             self.tokens[number] = len(self.current[1])
         return self.current[1]
 
+    def mean_tokens(self, steps: int) -> float:
+        """Tokens per pass, averaged over every pass that ``steps`` steps train on: those this
+        invocation drew or read, and those an earlier one kept (a resumed run's record is the
+        uninterrupted run's)."""
+        passes = range((max(steps, 1) - 1) // self.steps_per_pass + 1)
+        return sum(self.tokens.get(n) or len(self._kept(n)) for n in passes) / len(passes)
+
     def _kept(self, number: int) -> torch.Tensor:
         """Pass ``number`` as an earlier invocation drew it, else drawn now and saved."""
         if self.folder is None:

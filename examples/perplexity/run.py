@@ -363,8 +363,8 @@ def run_seed(
     generated = sample(model, int(arm.processor.eos_id()), cfg.sample_tokens, seed, device)
     tokens_seen = steps * step_tokens
     # sampled passes are longer than the best segmentation's stream: bytes per token fewer
-    if passes is not None and passes.tokens:
-        train_bpt *= len(stream) / (sum(passes.tokens.values()) / len(passes.tokens))
+    if passes is not None:
+        train_bpt *= len(stream) / passes.mean_tokens(steps)
     record = {
         "seed": seed,
         "steps": steps,
