@@ -337,8 +337,8 @@ def rule_files(
 
     Tens of thousands of rules: every string is spelled by one ``str.translate`` over all.
     """
-    forward = _spell(normalizer_rules(codec, n, user))
-    backward = _spell([(target, source) for source, target in rule_pairs(codec)])
+    forward = rule_lines(normalizer_rules(codec, n, user))
+    backward = rule_lines([(target, source) for source, target in rule_pairs(codec)])
     return forward, backward
 
 
@@ -352,8 +352,8 @@ def training_rule_files(
     trains."""
     pairs = rule_pairs(codec)
     users = with_user_rules(codec, n, user)
-    forward = _spell(_kept_by_n(users, n) if n.composes else users)
-    return forward, _spell([(target, source) for source, target in pairs])
+    forward = rule_lines(_kept_by_n(users, n) if n.composes else users)
+    return forward, rule_lines([(target, source) for source, target in pairs])
 
 
 #: Rules spelled in one ``str.translate``: all 44,675 of a te.train model's at once took 16 MB
@@ -361,7 +361,9 @@ def training_rule_files(
 SPELLED_AT_ONCE = 4096
 
 
-def _spell(pairs: list[tuple[str, str]]) -> str:
+def rule_lines(pairs: list[tuple[str, str]]) -> str:
+    """spm's rule file for ``pairs``: one ``U+XXXX U+YYYY<TAB>U+ZZZZ`` line per (source,
+    target), code points spelled in hexadecimal."""
     if any("\n" in source or "\n" in target for source, target in pairs):  # a user's rule
         return "".join(f"{_spelled(source)}\t{_spelled(target)}\n" for source, target in pairs)
     return "".join(

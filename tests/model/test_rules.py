@@ -281,4 +281,4 @@ def test_rule_lines_spell_each_code_point(pairs: list[tuple[str, str]], at_once:
     expected = "".join(f"{spelled(s)}\t{spelled(t)}\n" for s, t in pairs)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(rules, "SPELLED_AT_ONCE", at_once)
-        assert rules._spell(pairs) == expected
+        assert rules.rule_lines(pairs) == expected
