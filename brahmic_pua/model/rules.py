@@ -372,9 +372,7 @@ def rule_lines(pairs: list[tuple[str, str]]) -> str:
 
 
 def _spell_lines(pairs: list[tuple[str, str]]) -> str:
-    """Rule lines for pairs without a line feed."""
-    if not pairs:
-        return ""
+    """Rule lines for pairs without a line feed (at least one pair)."""
     joined = "\n".join(text for pair in pairs for text in pair)
     names = {ord(ch): f"U+{ord(ch):04X} " for ch in set(joined) - {"\n"}}
     spelled = joined.translate(names).replace(" \n", "\n").removesuffix(" ").split("\n")
