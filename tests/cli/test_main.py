@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -461,3 +462,30 @@ def test_a_group_called_bare_shows_its_help(runner: CliRunner, args: list[str]) 
     assert result.exit_code == 2
     assert result.output.startswith("Usage: ") and "Commands:" in result.output
     assert "Error" not in result.output and len(result.output.splitlines()) > 5
+
+
+@pytest.mark.parametrize("command", ["segment", "codec build", "encode", "filter"])
+def test_output_to_a_device_or_a_symlink_writes_through(
+    runner: CliRunner, tmp_path: Path, policy_models: dict[str, str], command: str
+) -> None:
+    """``--output /dev/null`` run as root must not turn the null device into a regular file, and
+    an output that is a symbolic link keeps the link and fills the file it names, as ``>`` does."""
+    device = tmp_path / "null"
+    try:
+        os.mknod(device, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    except PermissionError:
+        pytest.skip("making a device needs root")
+    real = tmp_path / "real.out"
+    link = tmp_path / "link.out"
+    link.symlink_to(real)
+    args, text = {
+        "segment": (["segment"], "క్రాంతి\n"),
+        "codec build": (["codec", "build", "--input", TE_SAMPLE], ""),
+        "encode": (["encode", "--model", policy_models["fixtoken"]], "క్రాంతి\n"),
+        "filter": (["filter", "--model", policy_models["fixtoken"], "--filters", "mark-start"], ""),
+    }[command]
+    for output in (device, link):
+        result = runner.invoke(main, [*args, "--output", str(output)], input=text)
+        assert result.exit_code == 0, result.output
+    assert stat.S_ISCHR(device.stat().st_mode), "the device must stay a device"
+    assert link.is_symlink() and real.stat().st_size > 0

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import os
+import stat
+import subprocess
+import sys
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -170,3 +174,96 @@ def test_text_output_keeps_line_endings(tmp_path: Path) -> None:
     with atomic_output(target) as stream:
         stream.write("a\r\nb\rc\nద\n")
     assert target.read_bytes() == "a\r\nb\rc\nద\n".encode()
+
+
+def null_device(path: Path) -> Path:
+    """A character device that acts as /dev/null, made where the test can see it (root only)."""
+    try:
+        os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    except PermissionError:
+        pytest.skip("making a device needs root")
+    return path
+
+
+WRITERS: dict[str, Callable[[Path, bytes], None]] = {
+    "write_atomic": write_atomic,
+    "write_atomic_many": lambda path, data: write_atomic_many({path: data}),
+    "atomic_output": lambda path, data: _through_text(path, data),
+}
+
+
+def _through_text(path: Path, data: bytes) -> None:
+    with atomic_output(path) as stream:
+        stream.write(data.decode("utf-8"))
+
+
+@pytest.mark.parametrize("writer", sorted(WRITERS))
+def test_a_device_is_written_through_not_replaced(tmp_path: Path, writer: str) -> None:
+    device = null_device(tmp_path / "null")
+    WRITERS[writer](device, "క్రాంతి\n".encode())
+    assert stat.S_ISCHR(device.stat().st_mode), "the device must stay a device"
+    assert names(tmp_path) == ["null"], "no temporary file is left beside it"
+
+
+@pytest.mark.parametrize("writer", sorted(WRITERS))
+def test_a_fifo_reader_gets_the_bytes(tmp_path: Path, writer: str) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    WRITERS[writer](fifo, "తెలుగు\n".encode())
+    reader.join(timeout=10)
+    assert not reader.is_alive() and received == ["తెలుగు\n".encode()]
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+
+
+@pytest.mark.parametrize("writer", sorted(WRITERS))
+def test_a_symlink_stays_and_its_target_gets_the_content(tmp_path: Path, writer: str) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    target = elsewhere / "real.txt"
+    target.write_bytes(b"old")
+    link = tmp_path / "link.txt"
+    link.symlink_to(target)
+    WRITERS[writer](link, b"new")
+    assert link.is_symlink() and os.readlink(link) == str(target)
+    assert target.read_bytes() == b"new"
+    assert names(elsewhere) == ["real.txt"] and names(tmp_path) == ["elsewhere", "link.txt"]
+
+
+def test_a_dangling_symlink_creates_its_target(tmp_path: Path) -> None:
+    link = tmp_path / "link.txt"
+    link.symlink_to(tmp_path / "made.txt")
+    write_atomic(link, b"x")
+    assert link.is_symlink() and (tmp_path / "made.txt").read_bytes() == b"x"
+
+
+def test_links_that_loop_are_one_clear_line(tmp_path: Path) -> None:
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    with pytest.raises(OutputPathError, match=r"cannot write .*a: Too many levels"):
+        write_atomic(tmp_path / "a", b"x")
+
+
+def test_a_unit_with_a_device_writes_it_and_renames_the_rest(tmp_path: Path) -> None:
+    device = null_device(tmp_path / "null")
+    write_atomic_many({device: b"model", tmp_path / "null.vocab": b"vocab"})
+    assert stat.S_ISCHR(device.stat().st_mode)
+    assert (tmp_path / "null.vocab").read_bytes() == b"vocab"
+
+
+def test_an_inherited_descriptor_redirected_to_a_file_writes_into_that_file(
+    tmp_path: Path,
+) -> None:
+    """/proc/self/fd/1 (what /dev/stdout links to) names a regular file when a shell redirects;
+    replacing it by a rename would leave the shell's file empty, so a name under /dev or /proc
+    is written through. (The test does not name /dev/stdout itself: code that renames over it
+    would replace the machine's /dev/stdout, as this module once did.)"""
+    out = tmp_path / "out.txt"
+    script = (
+        "from brahmic_pua.io.atomic import write_atomic; write_atomic('/proc/self/fd/1', b'ids')"
+    )
+    with out.open("wb") as handle:
+        subprocess.run([sys.executable, "-c", script], stdout=handle, check=True)
+    assert out.read_bytes() == b"ids" and names(tmp_path) == ["out.txt"]
