@@ -266,9 +266,9 @@ def repair_vocabulary(
     ids, spared = mark_start_ids(
         model, keep=lambda piece: len(piece) == 1 and (keep_lone_marks or not byte_fallback)
     )
-    set_unused(model, ids)
     disabled = tuple(model.pieces[i].piece for i in ids)
     kept = tuple(model.pieces[i].piece for i in spared)
+    set_unused(model, ids)
     report = VocabularyRepair(disabled, kept, byte_fallback)
     return model.SerializeToString(), report
 

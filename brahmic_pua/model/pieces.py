@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Set as AbstractSet
 from itertools import count
 from typing import Any
 from weakref import WeakKeyDictionary
@@ -166,11 +167,46 @@ def mark_start_ids(
     return disabled, kept
 
 
+#: What a disabled piece's spelling starts with (:func:`set_unused`): a space. With
+#: ``escape_whitespaces`` (spm's default, and every model brahmic_pua trains) spm's normalizer
+#: turns every space into ▁ before it tokenizes, in every version, and llama.cpp and HF
+#: tokenizers' Metaspace do the same, so no text a runtime tokenizes holds one.
+DISABLED_PREFIX = " "
+#: The prefix when a model keeps its spaces: U+2585, which a brahmic_pua model's rules always
+#: rewrite to its stand-in and spm's trainer never learns (it drops lines that hold it).
+KEPT_SPACE_PREFIX = "\u2585"
+
+
+def disabled_spelling(model: Any, piece: str, taken: AbstractSet[str]) -> str:
+    """How ``piece`` is spelled once disabled: behind :data:`DISABLED_PREFIX` (or
+    :data:`KEPT_SPACE_PREFIX`), repeated until no other piece of the model has that spelling."""
+    escapes = model.normalizer_spec.escape_whitespaces
+    prefix = DISABLED_PREFIX if escapes else KEPT_SPACE_PREFIX
+    if piece.startswith(prefix):
+        return piece  # disabled before (a model filtered twice)
+    spelled = prefix + piece
+    while spelled in taken:
+        spelled = prefix + spelled
+    return spelled
+
+
 def set_unused(model: Any, ids: Iterable[int]) -> None:
-    """Disable pieces the way that keeps every id: type UNUSED (deleting would renumber them,
-    a low score does nothing in BPE)."""
-    for i in ids:
-        model.pieces[i].type = UNUSED
+    """Disable pieces the way that keeps every id and holds in every runtime: type UNUSED
+    (deleting would renumber ids, a low score does nothing in BPE) and spelled after a prefix
+    no tokenized text holds (:func:`disabled_spelling`). The type alone is not enough:
+    sentencepiece 0.2.3 skips UNUSED pieces, but 0.1.99-0.2.2, onnxruntime-extensions and
+    llama.cpp still build them in BPE, so a lone mark's piece came back as a piece that starts
+    with a mark. A spelling no text can produce is unreachable in all of them. Pieces a model
+    written before this rule left UNUSED are respelled too (ids stay), so filtering an older
+    model brings it up to date."""
+    taken = {piece.piece for piece in model.pieces}
+    older = [i for i, piece in enumerate(model.pieces) if piece.type == UNUSED]
+    for i in sorted({*ids, *older}):
+        piece = model.pieces[i]
+        piece.type = UNUSED
+        spelled = disabled_spelling(model, piece.piece, taken)
+        taken.add(spelled)
+        piece.piece = spelled
 
 
 def must_disable(piece: str, codec: PUACodec) -> bool:

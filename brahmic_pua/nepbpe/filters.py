@@ -52,8 +52,14 @@ from brahmic_pua.codec import PUACodec
 from brahmic_pua.codec.layout import is_private_use
 from brahmic_pua.model.loader import load_model
 from brahmic_pua.model.manifest import embed
-from brahmic_pua.model.pieces import SPACE, display, mark_start_ids, starts_with_mark
-from brahmic_pua.model.proto import NORMAL, UNUSED
+from brahmic_pua.model.pieces import (
+    SPACE,
+    display,
+    mark_start_ids,
+    set_unused,
+    starts_with_mark,
+)
+from brahmic_pua.model.proto import NORMAL
 from brahmic_pua.nepbpe.seeds import Seeds, units
 from brahmic_pua.normalize import normalizer
 from brahmic_pua.orthography.classify import unicode_script
@@ -206,9 +212,8 @@ class _Vocabulary:
         ]
 
     def disable(self, name: str, ids: Sequence[int], note: str = "") -> FilterResult:
-        for i in ids:
-            self.model.pieces[i].type = UNUSED
         shown = tuple(self.shown(self.model.pieces[i].piece) for i in ids)
+        set_unused(self.model, ids)
         return FilterResult(name, tuple(ids), shown, note)
 
 

@@ -32,6 +32,7 @@ from brahmic_pua.model.pieces import (
 )
 from brahmic_pua.model.proto import UNUSED
 from brahmic_pua.model.rules import rule_files
+from brahmic_pua.model.score_grid import quantize_scores
 from brahmic_pua.nepbpe.filters import FilterReport, filter_model
 from brahmic_pua.normalize import Normalizer, normalizer
 from brahmic_pua.normalize.folding import FoldingTable, read_table
@@ -352,6 +353,8 @@ def _train(
                 theta=options.theta,
                 theta_per_million=options.theta_per_million,
             )
+        if model_type == "unigram":  # every sentencepiece release adds these up alike
+            quantize_scores(model)
         phases.start("writing the model")
         manifest = Manifest(codec, n.mode, n.folding, user_rules=bool(user_rules))
         data = embed(model.SerializeToString(), manifest)

@@ -1,0 +1,271 @@
+"""A brahmic_pua model gives our ids in the other programs a model lives in, run for real.
+
+A model is trained once and used for years elsewhere: in environments pinned to an older
+sentencepiece, in ONNX graphs (onnxruntime-extensions), in llama.cpp. Each runtime runs in its
+own environment (``tools/runtimes.py`` installs them into ``.ci/runtimes`` or the folder
+``$BRAHMIC_PUA_RUNTIMES`` names; ``tools/runtime_worker.py`` encodes there), on held-out text it
+never trained on, NFC and NFD: its ids must be ours on every line, none of its pieces may start
+with a dependent mark, and the text it decodes is counted. Where a runtime is missing the tests
+skip saying how to install it; under CI they fail.
+
+The corpus rows are the table of docs/runtimes.md: the last test checks that the page shows
+what these runs measured. ``$BRAHMIC_PUA_PARITY_TEXT`` may name a file of your own text (one
+text per line): every line of it is checked too, against every model here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import unicodedata
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import pytest
+from conftest import NEPALI, ROOT, corpora, need_corpora, read, sample, sample_training
+
+import brahmic_pua
+from brahmic_pua.model.pieces import starts_with_mark
+from brahmic_pua.model.proto import BYTE, parse_model
+from brahmic_pua.trainer import train_model
+
+RUNTIMES_VARIABLE = "BRAHMIC_PUA_RUNTIMES"
+RUNTIMES = Path(os.environ.get(RUNTIMES_VARIABLE) or ROOT / ".ci" / "runtimes")
+WORKER = ROOT / "tools" / "runtime_worker.py"
+PARITY_VARIABLE = "BRAHMIC_PUA_PARITY_TEXT"
+PAGE = ROOT / "docs" / "runtimes.md"
+#: Where the measured table is written, for copying into the page when it changes.
+MEASURED = RUNTIMES / "measured-table.md"
+
+#: (row label, environment folder, worker kind): the Python runtimes, oldest first.
+PYTHON_RUNTIMES = [
+    (f"sentencepiece {v}", f"sentencepiece-{v}", "sentencepiece")
+    for v in ("0.1.99", "0.2.0", "0.2.1", "0.2.2")
+] + [("onnxruntime-extensions 0.15.2", "onnxruntime-extensions-0.15.2", "onnxruntime-extensions")]
+LANGUAGES = {"te": "Telugu", "ne": "Nepali", "hi": "Hindi"}
+MODEL_TYPES = ("bpe", "unigram")
+#: A runtime's answer: (ids per text, the text it decodes each id list to).
+Coded = tuple[list[list[int]], list[str]]
+#: (language, model type, model, texts)
+Case = tuple[str, str, Path, list[str]]
+
+
+def runtime_python(folder: str) -> Path:
+    """The Python of a runtime's environment; where it is absent, a skip naming the command
+    that installs it, or under CI a failure: CI must not pass with a runtime untried."""
+    python = RUNTIMES / folder / "bin" / "python"
+    if python.exists():
+        return python
+    reason = (
+        f"runtime {folder} not in {RUNTIMES}: run `python tools/runtimes.py` "
+        f"(or set {RUNTIMES_VARIABLE} to the folder it installed into)"
+    )
+    if os.environ.get("CI"):
+        pytest.fail(f"CI is set but the {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+def run_worker(python: Path, kind: str, model: Path, texts: list[str]) -> Coded:
+    """(ids, decoded texts) of ``texts`` in one outside runtime."""
+    done = subprocess.run(
+        [str(python), str(WORKER), kind, str(model)],
+        input=json.dumps(texts),
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    answer = json.loads(done.stdout)
+    return answer["ids"], answer["texts"]
+
+
+def with_nfd(lines: list[str]) -> list[str]:
+    """The lines, then their NFD forms that differ (stock sees text as it comes, not NFC)."""
+    nfd = [unicodedata.normalize("NFD", line) for line in lines]
+    return lines + [d for d, line in zip(nfd, lines, strict=True) if d != line]
+
+
+def own_text() -> list[str]:
+    """The lines of ``$BRAHMIC_PUA_PARITY_TEXT``, if it names a file."""
+    path = os.environ.get(PARITY_VARIABLE)
+    if not path:
+        return []
+    return [line for line in Path(path).read_text(encoding="utf-8").splitlines() if line]
+
+
+@dataclass(frozen=True)
+class Row:
+    """One runtime on one model's held-out text."""
+
+    runtime: str
+    language: str
+    model_type: str
+    lines: int
+    same_ids: int
+    same_text: int
+    mark_start: int
+    first_difference: str
+
+    def cells(self) -> str:
+        language = LANGUAGES.get(self.language, self.language)
+        return (
+            f"| {self.runtime} | {language} | {self.model_type} | {self.lines:,} | "
+            f"{self.same_ids:,} | {self.same_text:,} | {self.mark_start} |"
+        )
+
+
+def compare(
+    runtime: str,
+    language: str,
+    model_type: str,
+    model: Path,
+    texts: list[str],
+    theirs: Callable[[Path, list[str]], Coded],
+) -> Row:
+    """Our ids and text against a runtime's, line by line."""
+    ours = brahmic_pua.SentencePieceProcessor(model_file=str(model))
+    our_ids = ours.encode(texts)
+    our_texts = ours.decode(our_ids)
+    their_ids, their_texts = theirs(model, texts)
+    proto = parse_model(model.read_bytes())
+    mark_start = sum(
+        1
+        for ids in their_ids
+        for i in ids
+        if proto.pieces[i].type != BYTE and starts_with_mark(ours.id_to_piece(i))
+    )
+    same = [a == b for a, b in zip(our_ids, their_ids, strict=True)]
+    first = ""
+    if not all(same):
+        at = same.index(False)
+        first = (
+            f"{texts[at]!r}: ours {ours.id_to_piece(our_ids[at])} "
+            f"theirs {ours.id_to_piece(their_ids[at])}"
+        )
+    return Row(
+        runtime,
+        language,
+        model_type,
+        len(texts),
+        sum(same),
+        sum(a == b for a, b in zip(our_texts, their_texts, strict=True)),
+        mark_start,
+        first,
+    )
+
+
+# The models and their held-out text ------------------------------------------------------
+
+
+def _train(prefix: Path, lines: list[str], model_type: str, vocab_size: int) -> Path:
+    train_model(
+        sentence_iterator=iter(lines),
+        model_prefix=str(prefix),
+        vocab_size=vocab_size,
+        model_type=model_type,
+        num_threads=1,
+    )
+    return Path(f"{prefix}.model")
+
+
+@cache
+def _corpus_split(language: str) -> tuple[list[str], list[str]]:
+    """(training lines, held-out lines) per language: Telugu trains on te.train and is checked
+    on te.extra (other sources, news among them); Nepali and Hindi hold out their last lines."""
+    if language == "te":
+        held = [s for s in read("te.extra.txt").splitlines() if s.strip()][:2000]
+        return read("te.train.txt").splitlines(), held
+    lines = [
+        s
+        for s in read(f"{language}.{'train' if language == 'ne' else 'sample'}.txt").splitlines()
+        if s.strip()
+    ]
+    train, held = (
+        (lines[:20000], lines[-1800:]) if language == "ne" else (lines[:-1500], lines[-1500:])
+    )
+    return train, held
+
+
+@pytest.fixture(scope="module")
+def sample_cases(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> list[Case]:
+    """(language, model type, model, texts) on the samples that ship: a model per type on the
+    Telugu and Hindi samples and the written Nepali lines, checked on their held-out lines."""
+    work = tmp_path_factory.mktemp("runtime_samples")
+    lines = sample_training("te") + sample_training("hi") + NEPALI[:20]
+    held = sample("te")[-150:] + sample("hi")[-150:] + NEPALI[20:] + own_text()
+    return [
+        ("te+hi+ne", model_type, _train(work / model_type, lines, model_type, 2000), with_nfd(held))
+        for model_type in MODEL_TYPES
+    ]
+
+
+@pytest.fixture(scope="module")
+def corpus_cases(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> list[Case]:
+    """(language, model type, model, held-out texts NFC and NFD) on the corpora: 8,000 pieces
+    for Telugu and Nepali, 4,000 for Hindi (a 3 MB sample)."""
+    need_corpora()
+    work = tmp_path_factory.mktemp("runtime_corpora")
+    cases = []
+    for language in LANGUAGES:
+        train, held = _corpus_split(language)
+        size = 4000 if language == "hi" else 8000
+        for model_type in MODEL_TYPES:
+            model = _train(work / f"{language}-{model_type}", train, model_type, size)
+            cases.append((language, model_type, model, with_nfd(held + own_text())))
+    return cases
+
+
+def python_runtime(folder: str, kind: str) -> Callable[[Path, list[str]], Coded]:
+    python = runtime_python(folder)
+    return lambda model, texts: run_worker(python, kind, model, texts)
+
+
+def rows(cases: list[Case]) -> Iterator[Row]:
+    for label, folder, kind in PYTHON_RUNTIMES:
+        theirs = python_runtime(folder, kind)
+        for language, model_type, model, texts in cases:
+            yield compare(label, language, model_type, model, texts, theirs)
+
+
+def check(row: Row) -> None:
+    assert row.mark_start == 0, f"{row.runtime}: {row.mark_start} mark-start pieces"
+    assert row.same_ids == row.lines, (
+        f"{row.runtime}, {row.language} {row.model_type}: our ids on {row.same_ids} of "
+        f"{row.lines} lines; first: {row.first_difference}"
+    )
+
+
+def test_every_runtime_gives_our_ids_on_the_samples(
+    sample_cases: list[Case],
+) -> None:
+    for row in rows(sample_cases):
+        check(row)
+
+
+@pytest.fixture(scope="module")
+def corpus_rows(corpus_cases: list[Case]) -> list[Row]:
+    return list(rows(corpus_cases))
+
+
+@corpora
+def test_every_runtime_gives_our_ids_on_held_out_corpus_text(corpus_rows: list[Row]) -> None:
+    for row in corpus_rows:
+        check(row)
+
+
+@corpora
+def test_the_runtimes_page_shows_what_was_measured(corpus_rows: list[Row]) -> None:
+    """docs/runtimes.md's table is these runs' table, so the page cannot claim what the
+    runtimes no longer do; the measured table is written beside the runtimes to copy in."""
+    table = "\n".join(row.cells() for row in corpus_rows)
+    MEASURED.write_text(table + "\n", encoding="utf-8")
+    page = PAGE.read_text(encoding="utf-8")
+    assert table in page, f"docs/runtimes.md's table is not what was measured: see {MEASURED}"
