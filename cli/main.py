@@ -54,6 +54,7 @@ from .common import (
 )
 from .encode_corpus_command import encode_corpus_command
 from .eval_command import eval_command, vocab_command
+from .export_command import export_command, llama_text_command
 from .filter_command import filter_command
 from .patch_command import patch_command
 from .repair_command import repair_command
@@ -476,6 +477,8 @@ main.add_command(filter_command)
 main.add_command(vocab_command)
 main.add_command(repair_command)
 main.add_command(patch_command)
+main.add_command(export_command)
+main.add_command(llama_text_command)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import unicodedata
 from collections.abc import Callable, Iterator
@@ -28,6 +29,7 @@ import pytest
 from conftest import NEPALI, ROOT, corpora, need_corpora, read, sample, sample_training
 
 import brahmic_pua
+from brahmic_pua.integrations.gguf import llama_text, write_gguf
 from brahmic_pua.model.pieces import starts_with_mark
 from brahmic_pua.model.proto import BYTE, parse_model
 from brahmic_pua.trainer import train_model
@@ -45,6 +47,9 @@ PYTHON_RUNTIMES = [
     (f"sentencepiece {v}", f"sentencepiece-{v}", "sentencepiece")
     for v in ("0.1.99", "0.2.0", "0.2.1", "0.2.2")
 ] + [("onnxruntime-extensions 0.15.2", "onnxruntime-extensions-0.15.2", "onnxruntime-extensions")]
+LLAMA_FOLDER = "node-llama-cpp-3.21.1"
+LLAMA_LABEL = "llama.cpp (node-llama-cpp 3.21.1)"
+LLAMA_WORKER = ROOT / "tools" / "llama_worker.mjs"
 LANGUAGES = {"te": "Telugu", "ne": "Nepali", "hi": "Hindi"}
 MODEL_TYPES = ("bpe", "unigram")
 #: A runtime's answer: (ids per text, the text it decodes each id list to).
@@ -228,14 +233,48 @@ def python_runtime(folder: str, kind: str) -> Callable[[Path, list[str]], Coded]
     return lambda model, texts: run_worker(python, kind, model, texts)
 
 
+def llama_runtime() -> Callable[[Path, list[str]], Coded]:
+    """llama.cpp through node-llama-cpp, on the GGUF ``write_gguf`` writes, by the documented
+    route: ``llama_input`` before its tokenizer, ``llama_output`` after its detokenizer."""
+    folder = RUNTIMES / LLAMA_FOLDER
+    if not (folder / "node_modules" / "node-llama-cpp").is_dir() or shutil.which("node") is None:
+        runtime_python(LLAMA_FOLDER)  # the same skip, or failure under CI
+    script = folder / LLAMA_WORKER.name
+    shutil.copyfile(LLAMA_WORKER, script)  # ESM finds node-llama-cpp beside the script
+
+    def run(model: Path, texts: list[str]) -> Coded:
+        data = model.read_bytes()
+        route = llama_text(data)
+        gguf_file = model.with_suffix(".gguf")
+        write_gguf(data, gguf_file)
+        done = subprocess.run(
+            ["node", str(script), str(gguf_file)],
+            input=json.dumps([route.input(t) for t in texts]),
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr[-3000:]
+        answer = json.loads(done.stdout)
+        return answer["ids"], [route.output(t) for t in answer["texts"]]
+
+    return run
+
+
 def rows(cases: list[Case]) -> Iterator[Row]:
     for label, folder, kind in PYTHON_RUNTIMES:
         theirs = python_runtime(folder, kind)
         for language, model_type, model, texts in cases:
             yield compare(label, language, model_type, model, texts, theirs)
+    llama = llama_runtime()
+    for language, model_type, model, texts in cases:
+        yield compare(LLAMA_LABEL, language, model_type, model, texts, llama)
 
 
 def check(row: Row) -> None:
+    if row.runtime == LLAMA_LABEL and row.model_type == "unigram":
+        return  # measured for the page: llama.cpp's Unigram has no byte fallback
     assert row.mark_start == 0, f"{row.runtime}: {row.mark_start} mark-start pieces"
     assert row.same_ids == row.lines, (
         f"{row.runtime}, {row.language} {row.model_type}: our ids on {row.same_ids} of "

@@ -1,0 +1,273 @@
+"""llama.cpp for brahmic_pua models: a vocabulary-only GGUF, and the text on either side of it.
+
+A brahmic_pua model's pieces are Private Use code points, and its normalizer (the compiled rules
+that turn clusters into those codes) is what makes ids of text. llama.cpp's tokenizers read the
+pieces from a GGUF file but not the rules: its SentencePiece-BPE tokenizer ("llama") applies no
+normalizer at all, and its Unigram one ("t5") applies ``precompiled_charsmap`` but has no byte
+fallback. So the route that gives our ids is a pre-step in Python, :func:`llama_input`, which
+hands llama.cpp the text spm itself segments, and a post-step, :func:`llama_output`, which turns
+what llama.cpp's detokenizer writes (codes) back into clusters, as our ``decode`` does.
+
+**The pre-step.** ``llama_input(model, text)`` is stock's ``normalize(N(text))`` (N: the
+manifest's normalization, :meth:`Manifest.stock_input`, as our ``encode`` applies it) with every
+``▁`` written as a space. The dummy prefix stays in it, as a leading space, and the GGUF says
+``add_space_prefix = false``: llama.cpp escapes each space to ``▁`` and segments exactly the
+string spm segments, with no whitespace logic of its own. Dropping the dummy and letting
+llama.cpp add it back would serve most texts too, but not all: llama.cpp's SPM path adds no
+space to an empty text (N can empty a non-empty text, for which spm still writes ``▁``), and its
+Unigram path adds none to a text of spaces alone. ``remove_extra_whitespaces`` and
+``treat_whitespace_as_suffix`` need nothing either: stock's normalize has applied them already.
+
+**The post-step.** ``llama_output(model, text)`` drops the leading space spm's decode drops
+(the ``▁`` the first piece starts with, under ``add_dummy_prefix``; every leading one under
+``remove_extra_whitespaces``; a ``treat_whitespace_as_suffix`` model keeps its trailing one),
+then applies the model's denormalizer (code → cluster), the second pass of spm's decode
+(``brahmic_pua.model.decoding``, path 1). On the ids our encoder writes it equals our
+``decode``: llama.cpp writes a piece's ``▁`` as a space and a byte piece as its byte, as spm
+does. It cannot on ids our encoder never writes: llama.cpp writes nothing for an unknown id
+(spm writes " ⁇ "), for a control id, and for an UNUSED piece (spm writes its text); a byte run
+that is not UTF-8 comes out as raw bytes, which the caller's UTF-8 reading turns into U+FFFDs
+(spm writes one per byte).
+
+**What still differs in the ids.** llama.cpp's tokenizers build UNUSED pieces, which spm never
+does: SPM merges any pair that is a piece, and UGM matches NORMAL, USER_DEFINED and UNUSED
+pieces alike. And UGM has no byte fallback: a character that is no piece becomes the unknown
+id (a run of them one id) where spm writes its UTF-8 bytes.
+
+**The GGUF** (:func:`write_gguf`) holds the tokenizer alone: architecture "llama" (any known
+one would do; a vocabulary-only load reads no hyperparameter), the pieces as they are, their
+scores and types, the special ids. A BPE model gets llama.cpp's "llama" tokenizer, whose merges
+by score are spm's BPE; a Unigram model gets "t5" (UGM, a Viterbi search over the scores).
+``raw_text=True`` writes the file for llama.cpp given raw text instead, as converters of plain
+spm models do: ``add_space_prefix`` and ``remove_extra_whitespaces`` as the model has them and,
+for Unigram, the charsmap, which llama.cpp applies by longest match. That route has no N in
+Python, no byte fallback (Unigram) and no normalizer at all for BPE, and there llama.cpp's
+detokenizer drops the dummy itself (``llama_output(..., raw_text=True)``).
+
+The ``gguf`` package (``pip install gguf``) is optional: only :func:`write_gguf` imports it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Final, Protocol
+
+import sentencepiece as stock
+
+from brahmic_pua.model.manifest import Manifest, read
+from brahmic_pua.model.proto import (
+    BYTE,
+    CONTROL,
+    NORMAL,
+    UNKNOWN,
+    UNUSED,
+    USER_DEFINED,
+    model_pb2,
+)
+
+#: The architecture the GGUF names. A vocabulary-only load stops before any hyperparameter
+#: (llama.cpp's ``load_hparams`` returns once it has the name), so none is written.
+#: node-llama-cpp's loadModel also tries a full load of its own to estimate memory, which logs
+#: "key not found: llama.context_length" and goes on; hyperparameters would only move that
+#: message on to the missing tensors.
+ARCHITECTURE: Final[str] = "llama"
+
+#: spm piece type → llama.cpp ``llama_token_type`` (llama.h). The numbers happen to agree; the
+#: table says so instead of relying on it.
+TOKEN_TYPES: Final[dict[int, int]] = {
+    NORMAL: 1,
+    UNKNOWN: 2,
+    CONTROL: 3,
+    USER_DEFINED: 4,
+    UNUSED: 5,
+    BYTE: 6,
+}
+
+#: spm model type → llama.cpp's ``tokenizer.ggml.model``.
+TOKENIZERS: Final[dict[str, str]] = {"bpe": "llama", "unigram": "t5"}
+
+_SPACE: Final[str] = "\u2581"
+
+#: A GGUF metadata value as :func:`gguf_fields` gives it: a string, a bool, a token id
+#: (uint32), or an array (of strings, of float32 scores, of int32 types, of uint8 bytes).
+Value = str | bool | int | list[str] | list[float] | list[int] | bytes
+
+
+def gguf_fields(model_data: bytes, *, raw_text: bool = False) -> dict[str, Value]:
+    """The GGUF metadata of a vocabulary-only file for a serialized BPE or Unigram model.
+
+    Every key is one llama.cpp reads (``llama_vocab::impl::load``); its defaults are the
+    reason for each explicit one: a "llama" vocabulary adds BOS and a space prefix unless told
+    not to, a "t5" one adds EOS, and an id not given defaults to a fixed number (bos 1, eos 2,
+    unk 0 for "llama"). A special id spm has off (-1) is left out, as GGUF has no "none".
+    """
+    model = _message(model_data)
+    kind = str(model_pb2.TrainerSpec.ModelType.Name(model.trainer_spec.model_type)).lower()
+    if kind not in TOKENIZERS:
+        raise ValueError(f"llama.cpp has no tokenizer for a {kind} model: only bpe and unigram")
+    spec = model.normalizer_spec
+    if not spec.escape_whitespaces:
+        raise ValueError("llama.cpp writes spaces as ▁ always: the model must escape them too")
+    if kind == "bpe" and not any(p.type == BYTE for p in model.pieces):
+        # llama.cpp spells a character that is no piece in <0xXX> pieces, and without them
+        # throws std::out_of_range, which aborts the process (node-llama-cpp's loadModel
+        # tokenizes text of its own, so such a file does not even load there).
+        raise ValueError(
+            "llama.cpp aborts on a BPE model without byte pieces: train it with "
+            "byte_fallback=true (brahmic_pua's default)"
+        )
+    if raw_text and model.trainer_spec.treat_whitespace_as_suffix:
+        raise ValueError("llama.cpp cannot put the dummy ▁ at the end: use llama_input")
+    fields: dict[str, Value] = {
+        "general.architecture": ARCHITECTURE,
+        "tokenizer.ggml.model": TOKENIZERS[kind],
+        # protobuf gives a piece that is not UTF-8 as bytes (spm writes none such).
+        "tokenizer.ggml.tokens": [_text(p.piece) for p in model.pieces],
+        "tokenizer.ggml.scores": [float(p.score) for p in model.pieces],
+        "tokenizer.ggml.token_type": [TOKEN_TYPES[p.type] for p in model.pieces],
+    }
+    trainer = model.trainer_spec
+    for name, number in (
+        ("bos", trainer.bos_id),
+        ("eos", trainer.eos_id),
+        ("unknown", trainer.unk_id),
+        ("padding", trainer.pad_id),
+    ):
+        if number >= 0:
+            fields[f"tokenizer.ggml.{name}_token_id"] = int(number)
+    fields["tokenizer.ggml.add_bos_token"] = False
+    fields["tokenizer.ggml.add_eos_token"] = False
+    # llama_input's text holds its dummy already, and stock has removed any extra whitespace.
+    fields["tokenizer.ggml.add_space_prefix"] = raw_text and bool(spec.add_dummy_prefix)
+    fields["tokenizer.ggml.remove_extra_whitespaces"] = raw_text and bool(
+        spec.remove_extra_whitespaces
+    )
+    if raw_text and kind == "unigram" and spec.precompiled_charsmap:
+        # Only llama.cpp's Unigram tokenizer reads it; applied twice, rules would escape twice.
+        fields["tokenizer.ggml.precompiled_charsmap"] = bytes(spec.precompiled_charsmap)
+    return fields
+
+
+def write_gguf(model_data: bytes, path: str | Path, *, raw_text: bool = False) -> None:
+    """Write :func:`gguf_fields` to ``path`` as a GGUF file with no tensors, which llama.cpp
+    loads with ``vocab_only`` (node-llama-cpp: ``loadModel({modelPath, vocabOnly: true})``)."""
+    fields = gguf_fields(model_data, raw_text=raw_text)
+    gguf = _gguf()
+    kinds = gguf.GGUFValueType
+    writer = gguf.GGUFWriter(str(path), str(fields.pop("general.architecture")))
+    for key, value in fields.items():
+        if isinstance(value, bool):
+            writer.add_key_value(key, value, kinds.BOOL)
+        elif isinstance(value, int):
+            writer.add_key_value(key, value, kinds.UINT32)
+        elif isinstance(value, str):
+            writer.add_key_value(key, value, kinds.STRING)
+        elif isinstance(value, bytes):
+            writer.add_key_value(key, value, kinds.ARRAY, sub_type=kinds.UINT8)
+        else:  # a list, never empty: the pieces, their scores or their types
+            item = {str: kinds.STRING, float: kinds.FLOAT32, int: kinds.INT32}[type(value[0])]
+            writer.add_key_value(key, value, kinds.ARRAY, sub_type=item)
+    try:
+        writer.write_header_to_file()
+        writer.write_kv_data_to_file()
+        writer.write_tensors_to_file()
+    finally:
+        writer.close()
+
+
+class ModelSource(Protocol):
+    """A processor holding a model: ours, or stock sentencepiece's."""
+
+    def serialized_model_proto(self) -> bytes: ...
+
+
+@dataclass(frozen=True)
+class LlamaText:
+    """The pre-step and post-step for one model, built once (:func:`llama_text`): stock's
+    processor for ``normalize``, the manifest for N, the denormalizer for codes."""
+
+    processor: Any
+    manifest: Manifest | None
+    denormalizer: Any
+    #: The leading spaces spm's decode drops: "one" (the ▁ the first piece starts with, under
+    #: add_dummy_prefix), "all" (under remove_extra_whitespaces) or "" (none).
+    leading: str
+
+    def input(self, text: str) -> str:
+        """What llama.cpp must tokenize (module docstring: the pre-step)."""
+        if self.manifest is not None:
+            text = self.manifest.stock_input(text)
+        return str(self.processor.normalize(text)).replace(_SPACE, " ")
+
+    def output(self, text: str, *, raw_text: bool = False) -> str:
+        """Our decoded text from llama.cpp's detokenized ``text`` (module docstring: the
+        post-step). ``raw_text``: the GGUF was written with ``raw_text=True``, whose
+        ``add_space_prefix`` makes llama.cpp's detokenizer drop the leading space itself."""
+        if self.leading == "all":  # exact but for a leading piece holding two ▁ or more
+            text = text.lstrip(" ")
+        elif self.leading == "one" and not raw_text and text.startswith(" "):
+            text = text[1:]
+        if self.denormalizer is None:
+            return text
+        return str(self.denormalizer.normalize(text))
+
+
+def llama_text(model: LlamaText | ModelSource | bytes) -> LlamaText:
+    """The :class:`LlamaText` of a model (serialized, or in a processor). Built once per model
+    and kept (the last four): a processor's model is serialized on each call, so code that
+    converts many texts should call this once and use its methods."""
+    if isinstance(model, LlamaText):
+        return model
+    data = model if isinstance(model, bytes) else bytes(model.serialized_model_proto())
+    return _built(data)
+
+
+def llama_input(model: LlamaText | ModelSource | bytes, text: str) -> str:
+    """The text to give llama.cpp's tokenizer (``tokenize(text, add_special=false,
+    parse_special=false)``) on the GGUF of :func:`write_gguf` so that it writes our ids."""
+    return llama_text(model).input(text)
+
+
+def llama_output(
+    model: LlamaText | ModelSource | bytes, text: str, *, raw_text: bool = False
+) -> str:
+    """Our ``decode(ids)`` from llama.cpp's ``detokenize(ids)`` (special tokens not shown)."""
+    return llama_text(model).output(text, raw_text=raw_text)
+
+
+@lru_cache(maxsize=4)
+def _built(data: bytes) -> LlamaText:
+    model, manifest = read(data, "model_proto")
+    denormalizer = None
+    if model.denormalizer_spec.precompiled_charsmap:
+        # Only the rules: spm's decode joins the pieces (▁ as spaces) before they run.
+        denormalizer = stock.SentencePieceNormalizer(
+            normalizer_spec=model.denormalizer_spec.SerializeToString(),
+            add_dummy_prefix=False,
+            escape_whitespaces=False,
+            remove_extra_whitespaces=False,
+        )
+    spec = model.normalizer_spec
+    leading = "all" if spec.remove_extra_whitespaces else "one" if spec.add_dummy_prefix else ""
+    processor = stock.SentencePieceProcessor(model_proto=data)
+    return LlamaText(processor, manifest, denormalizer, leading)
+
+
+def _message(data: bytes) -> Any:
+    return read(data, "model_proto")[0]
+
+
+def _text(piece: str | bytes) -> str:
+    return piece if isinstance(piece, str) else piece.decode("utf-8", "replace")
+
+
+def _gguf() -> Any:
+    """The ``gguf`` package, loaded by name and typed Any (as ``model_pb2`` is): it is not a
+    dependency, so the module type-checks the same whether or not it is installed."""
+    try:
+        return importlib.import_module("gguf")
+    except ImportError:
+        raise ImportError("write_gguf needs the gguf package: pip install gguf") from None

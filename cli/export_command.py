@@ -1,0 +1,85 @@
+"""``brahmic-pua export``: a model in another program's format (llama.cpp's GGUF); and
+``brahmic-pua llama-text``, the text on either side of llama.cpp's tokenizer."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import BinaryIO
+
+import click
+
+from brahmic_pua.integrations.gguf import llama_text, write_gguf
+from brahmic_pua.io.atomic import check_writable, write_atomic
+from brahmic_pua.model.model_file import read_model_file
+from brahmic_pua.runtime.processor import SentencePieceProcessor
+
+from .common import (
+    INPUT,
+    MODEL,
+    OUTPUT,
+    SETTINGS,
+    Command,
+    input_lines,
+    one_line_errors,
+    output_stream,
+)
+
+FORMATS = ("gguf",)
+
+
+@click.command("export", cls=Command, context_settings=SETTINGS)
+@MODEL
+@click.option(
+    "--to",
+    "target",
+    required=True,
+    type=click.Choice(FORMATS),
+    help="gguf: a vocabulary-only GGUF for llama.cpp (needs pip install gguf).",
+)
+@click.option("--output", required=True, type=click.Path(dir_okay=False), help="File to write.")
+def export_command(model_path: str, target: str, output: str) -> None:
+    """Write the model's tokenizer for another runtime (docs/runtimes.md says what each gives).
+
+    llama.cpp applies no normalizer to a BPE model: give its tokenizer
+    brahmic_pua.integrations.gguf.llama_input(model, text) and turn what its detokenizer
+    writes back into text with llama_output; our ids and our text, on every line tried."""
+    with one_line_errors():
+        check_writable(output)
+        data = read_model_file(model_path)
+        SentencePieceProcessor(model_proto=data)  # a damaged or hostile model: one line here
+        with tempfile.TemporaryDirectory(prefix="brahmic_pua_export_") as work:
+            made = Path(work) / "model.gguf"
+            try:
+                write_gguf(data, made)
+            except ImportError as error:
+                raise click.ClickException(str(error)) from None
+            write_atomic(output, made.read_bytes())
+    click.echo(f"wrote {output} ({target}) from {model_path}", err=True)
+
+
+@click.command("llama-text", cls=Command, context_settings=SETTINGS)
+@MODEL
+@click.option(
+    "--to",
+    "target",
+    required=True,
+    type=click.Choice(("llama", "text")),
+    help="llama: each line as llama.cpp's tokenizer must be given it (our ids come out); "
+    "text: each line of llama.cpp's detokenized output as our decode gives it.",
+)
+@INPUT
+@OUTPUT
+def llama_text_command(model_path: str, target: str, input_: BinaryIO, output: str | None) -> None:
+    """The text on either side of llama.cpp, for a GGUF written by export --to gguf.
+
+    Any program around llama.cpp can call the same steps: llama_input and llama_output in
+    brahmic_pua.integrations.gguf."""
+    with one_line_errors():
+        data = read_model_file(model_path)
+        SentencePieceProcessor(model_proto=data)  # a damaged or hostile model: one line here
+        route = llama_text(data)
+        step = route.input if target == "llama" else route.output
+        with output_stream(output) as sink:
+            for line in input_lines(input_):
+                sink.write(step(line).encode("utf-8") + b"\n")
