@@ -25,7 +25,15 @@ from .common import (
     output_stream,
 )
 
-FORMATS = ("gguf",)
+FORMATS = ("gguf", "tokenizer.json")
+#: Why no tokenizer.json is written (docs/runtimes.md#hugging-face-tokenizers): one that gave
+#: other ids would break a model in silence, so the command says so instead.
+NO_TOKENIZER_JSON = (
+    "cannot write a tokenizer.json that gives this model's ids: HF tokenizers' normalizers "
+    "cannot map clusters to their codes by SentencePiece's longest match (see Hugging Face "
+    "tokenizers in docs/runtimes.md); use brahmic_pua.hf.BrahmicPuaTokenizer, whose "
+    "save_pretrained writes the .model beside it"
+)
 
 
 @click.command("export", cls=Command, context_settings=SETTINGS)
@@ -35,7 +43,8 @@ FORMATS = ("gguf",)
     "target",
     required=True,
     type=click.Choice(FORMATS),
-    help="gguf: a vocabulary-only GGUF for llama.cpp (needs pip install gguf).",
+    help="gguf: a vocabulary-only GGUF for llama.cpp (needs pip install gguf); "
+    "tokenizer.json: refused, with the reason (docs/runtimes.md).",
 )
 @click.option("--output", required=True, type=click.Path(dir_okay=False), help="File to write.")
 def export_command(model_path: str, target: str, output: str) -> None:
@@ -44,6 +53,8 @@ def export_command(model_path: str, target: str, output: str) -> None:
     llama.cpp applies no normalizer to a BPE model: give its tokenizer
     brahmic_pua.integrations.gguf.llama_input(model, text) and turn what its detokenizer
     writes back into text with llama_output; our ids and our text, on every line tried."""
+    if target == "tokenizer.json":
+        raise click.ClickException(NO_TOKENIZER_JSON)
     with one_line_errors():
         check_writable(output)
         data = read_model_file(model_path)
