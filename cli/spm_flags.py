@@ -67,7 +67,7 @@ EXTRA_OPTIONS: Final = {
     "unk": "unk",
     "unk_piece": "unk",
 }
-#: SampleEncode's limit on nbest_size (spm's kMaxNBestSize).
+#: SampleEncode's and NBestEncode's limit on nbest_size (spm's kMaxNBestSize).
 MAX_SAMPLE_NBEST: Final = 512
 
 _T = TypeVar("_T")
@@ -192,8 +192,14 @@ def sampling(kind: str, nbest_size: int, alpha: float) -> dict[str, Any]:
     }
 
 
-def check_nbest(kind: str) -> None:
-    """spm's NBestEncode exists for Unigram models only."""
+def check_nbest(kind: str, nbest_size: int) -> None:
+    """spm's NBestEncode exists for Unigram models only, and lists at most 512 (a larger size
+    is spm's INTERNAL error, one past a C int a TypeError traceback of the binding)."""
+    if nbest_size > MAX_SAMPLE_NBEST:
+        raise UsageProblem(
+            f"--nbest_size {nbest_size}: an n-best list holds at most {MAX_SAMPLE_NBEST} "
+            "segmentations"
+        )
     if kind != "unigram":
         raise ValueError(
             f"n-best needs a Unigram model: spm gives no n-best list for a {kind} model; use "
@@ -214,7 +220,7 @@ def encoder(
     unk = "unk" in steps  # emit_unk_piece: pieces only
     options: dict[str, Any] = sampling(kind, nbest_size, alpha) if mode == "sample" else {}
     if mode == "nbest":
-        check_nbest(kind)
+        check_nbest(kind, nbest_size)
     bos_piece, eos_piece = _specials(sp, steps)
 
     def line(tokens: list[Any]) -> str:

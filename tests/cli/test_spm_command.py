@@ -668,3 +668,16 @@ def test_nasty_lines_match_stock(flag_cases: dict[str, tuple[str, list[str]]], n
         assert [rows[i] for i in simple] == reference.encode(
             [NASTY[i] for i in simple], add_bos=True, add_eos=True, reverse=True
         )
+
+
+@pytest.mark.parametrize("size", [513, 2**31, 10**30])
+@pytest.mark.parametrize("output_format", ["nbest_id", "nbest_piece", "sample_id"])
+def test_an_nbest_size_past_spms_limit_is_a_usage_error(
+    sample_models: dict[str, Path], size: int, output_format: str
+) -> None:
+    """spm lists and samples at most 512 (kMaxNBestSize); past that its INTERNAL error, and
+    past a C int a traceback of the binding, would reach the user."""
+    model = str(sample_models["unigram"])
+    args = ["--output_format", output_format, "--nbest_size", str(size)]
+    result = _run("encode", "--model", model, *args, input="క్రాంతి\n")
+    assert "at most 512" in _one_line(result, 2)
