@@ -799,7 +799,7 @@ class SentencePieceProcessor:
     @overload
     def encode_as_ids(self, input: Texts, **options: Unpack[EncodeOptions]) -> list[list[int]]: ...
     def encode_as_ids(self, input: Any, **options: Any) -> Any:
-        return self.encode(input, return_type=int, **options)
+        return self.Encode(input, return_type=int, **options)
 
     @overload
     def encode_as_pieces(self, input: Text, **options: Unpack[EncodeOptions]) -> list[str]: ...
@@ -808,14 +808,14 @@ class SentencePieceProcessor:
         self, input: Texts, **options: Unpack[EncodeOptions]
     ) -> list[list[str]]: ...
     def encode_as_pieces(self, input: Any, **options: Any) -> Any:
-        return self.encode(input, return_type=str, **options)
+        return self.Encode(input, return_type=str, **options)
 
     @overload
     def encode_as_numpy(self, input: Text, **options: Unpack[EncodeOptions]) -> IdArray: ...
     @overload
     def encode_as_numpy(self, input: Texts, **options: Unpack[EncodeOptions]) -> list[IdArray]: ...
     def encode_as_numpy(self, input: Any, **options: Any) -> Any:
-        return self.encode(input, return_type="numpy", **options)
+        return self.Encode(input, return_type="numpy", **options)
 
     @overload
     def encode_as_proto(
@@ -826,7 +826,7 @@ class SentencePieceProcessor:
         self, input: Texts, **options: Unpack[EncodeOptions]
     ) -> list[SentencePieceText]: ...
     def encode_as_proto(self, input: Any, **options: Any) -> Any:
-        return self.encode(input, return_type="proto", **options)
+        return self.Encode(input, return_type="proto", **options)
 
     @overload
     def encode_as_offset_mapping(
@@ -869,7 +869,7 @@ class SentencePieceProcessor:
         self, input: list[bytes], *, return_bytes: None = None, **options: Unpack[EncodeOptions]
     ) -> list[OffsetMapping[bytes]]: ...
     def encode_as_offset_mapping(self, input: Any, **options: Any) -> Any:
-        return self.encode(input, return_type="offset_mapping", **options)
+        return self.Encode(input, return_type="offset_mapping", **options)
 
     def _sample(
         self,
@@ -879,7 +879,7 @@ class SentencePieceProcessor:
         out: OutType,
         options: dict[str, Any],
     ) -> Any:
-        return self.encode(
+        return self.Encode(
             input,
             nbest_size=nbest_size,
             alpha=alpha,
@@ -1796,7 +1796,7 @@ class SentencePieceProcessor:
         self, input: AnyToDecode, return_type: DecodeKind | None = None, **options: Any
     ) -> Any: ...
     def decode_ids(self, input: Any, return_type: Any = None, **options: Any) -> Any:
-        return self.decode(input, return_type=return_type, **options)
+        return self.Decode(input, return_type=return_type, **options)
 
     @overload
     def decode_pieces(
@@ -1839,7 +1839,7 @@ class SentencePieceProcessor:
         self, input: AnyToDecode, return_type: DecodeKind | None = None, **options: Any
     ) -> Any: ...
     def decode_pieces(self, input: Any, return_type: Any = None, **options: Any) -> Any:
-        return self.decode(input, return_type=return_type, **options)
+        return self.Decode(input, return_type=return_type, **options)
 
     @overload
     def decode_ids_as_proto(
@@ -1850,7 +1850,7 @@ class SentencePieceProcessor:
         self, input: IdBatchToDecode, **options: Unpack[Threads]
     ) -> list[SentencePieceText]: ...
     def decode_ids_as_proto(self, input: Any, **options: Any) -> Any:
-        return self.decode(input, return_type="proto", **options)
+        return self.Decode(input, return_type="proto", **options)
 
     @overload
     def decode_pieces_as_proto(
@@ -1861,7 +1861,7 @@ class SentencePieceProcessor:
         self, input: list[list[str]] | list[list[bytes]], **options: Unpack[Threads]
     ) -> list[SentencePieceText]: ...
     def decode_pieces_as_proto(self, input: Any, **options: Any) -> Any:
-        return self.decode(input, return_type="proto", **options)
+        return self.Decode(input, return_type="proto", **options)
 
     Decode = Detokenize = detokenize = decode
     DecodeIds = decode_ids

@@ -306,3 +306,37 @@ def test_unknown_pieces_show_their_text_without_byte_fallback(tmp_path: Path) ->
     assert sp.unk_id() in sp.encode(text)
     assert {"☃", "<U+2581>x", "ఝౌం"} <= set(pieces)
     assert sp.decode(pieces) == text
+
+
+SUBCLASS_CALLS: dict[str, Callable[[Any], Any]] = {
+    "encode_as_ids": lambda sp: sp.encode_as_ids("క్రాంతి"),
+    "EncodeAsIds": lambda sp: sp.EncodeAsIds("క్రాంతి"),
+    # pieces as ids: ours shows codes as clusters, stock as codes
+    "encode_as_pieces": lambda sp: [sp.piece_to_id(p) for p in sp.encode_as_pieces("క్రాంతి")],
+    "sample_encode_as_ids": lambda sp: len(sp.sample_encode_as_ids("క్రాంతి", -1, 0.1)) > 0,
+    "decode_ids": lambda sp: sp.decode_ids([300, 400]),
+    "DecodeIds": lambda sp: sp.DecodeIds([300, 400]),
+    "encode": lambda sp: sp.encode("క్రాంతి"),
+    "decode": lambda sp: sp.decode([300, 400]),
+}
+
+
+@pytest.mark.parametrize("call", sorted(SUBCLASS_CALLS))
+def test_a_subclass_may_override_encode_and_decode_as_in_stock(
+    sample_models: dict[str, Path], call: str
+) -> None:
+    """Stock's spellings call ``Encode``/``Decode``, so a subclass's ``encode`` that calls one of
+    them works there; ours must not recurse into the override either."""
+
+    def subclass(base: type) -> Any:
+        class Tagged(base):  # type: ignore[misc]
+            def encode(self, text: Any, **options: Any) -> Any:
+                return [5, *self.encode_as_ids(text)]
+
+            def decode(self, ids: Any, **options: Any) -> Any:
+                return "D" + self.decode_ids(ids)
+
+        return Tagged(model_file=str(sample_models["bpe"]))
+
+    ours, theirs = subclass(spm.SentencePieceProcessor), subclass(stock.SentencePieceProcessor)
+    assert SUBCLASS_CALLS[call](ours) == SUBCLASS_CALLS[call](theirs)
