@@ -420,7 +420,7 @@ def train_command(
     ours = {"progress": True, **{name: value for name, value in given.items() if value is not None}}
     try:
         train_model(
-            input=list(inputs),
+            input=",".join(inputs),  # each --input may itself list files by commas
             model_prefix=model_prefix,
             vocab_size=vocab_size,
             model_type=model_type,
