@@ -49,6 +49,8 @@ def _show_table(codec: PUACodec) -> dict[int, str]:
     if table is None:
         table = {ord(code): cluster.replace(" ", SPACE) for code, cluster in codec.code_pairs()}
         table.update({ord(code): _marked(literal) for code, literal in _STAND_INS.items()})
+        # a raw space: the prefix of a disabled piece (DISABLED_PREFIX), never text of a piece
+        table[ord(" ")] = _marked(" ")
         _SHOW_TABLES[codec] = table
     return table
 
@@ -67,7 +69,8 @@ def display(piece: str, codec: PUACodec) -> str:
 
     Codes show as their clusters, spm's ▁ as ▁, and a space inside a cluster as ▁ too (pieces
     are joined with spaces on the command line). What would be ambiguous is marked
-    ``<U+XXXX>``: a literal ▁ or U+2585 in the text, a literal or lone escaped code point.
+    ``<U+XXXX>``: a literal ▁ or U+2585 in the text, a literal or lone escaped code point, the
+    space a disabled piece is spelled after (``<U+0020>ా``).
     Use :func:`display_vocabulary` for a whole model: it resolves the rare remaining collisions.
     """
     table = _show_table(codec)
