@@ -304,6 +304,14 @@ def output_stream(path: str | None) -> Iterator[BinaryIO]:
         sys.stdout.buffer.flush()
 
 
+def transform_lines(source: BinaryIO, output: str | None, transform: Callable[[str], str]) -> None:
+    """Each input line, transformed, as one output line: the commands that map text to text
+    (segment, normalize, codec encode/decode, llama-text)."""
+    with output_stream(output) as sink:
+        for line in input_lines(source):
+            sink.write(transform(line).encode("utf-8") + b"\n")
+
+
 _IDS = re.compile(rb"[0-9]+(?:[ \t\r\n\f\v]+[0-9]+)*")
 
 

@@ -11,8 +11,6 @@ import click
 
 from brahmic_pua.integrations.gguf import llama_text, write_gguf
 from brahmic_pua.io.atomic import check_writable, write_atomic
-from brahmic_pua.model.model_file import read_model_file
-from brahmic_pua.runtime.processor import SentencePieceProcessor
 
 from .common import (
     INPUT,
@@ -20,9 +18,9 @@ from .common import (
     OUTPUT,
     SETTINGS,
     Command,
-    input_lines,
+    load_model,
     one_line_errors,
-    output_stream,
+    transform_lines,
 )
 
 FORMATS = ("gguf", "tokenizer.json")
@@ -57,8 +55,7 @@ def export_command(model_path: str, target: str, output: str) -> None:
         raise click.ClickException(NO_TOKENIZER_JSON)
     with one_line_errors():
         check_writable(output)
-        data = read_model_file(model_path)
-        SentencePieceProcessor(model_proto=data)  # a damaged or hostile model: one line here
+        data = load_model(model_path).serialized_model_proto()
         with tempfile.TemporaryDirectory(prefix="brahmic_pua_export_") as work:
             made = Path(work) / "model.gguf"
             try:
@@ -87,10 +84,5 @@ def llama_text_command(model_path: str, target: str, input_: BinaryIO, output: s
     Any program around llama.cpp can call the same steps: llama_input and llama_output in
     brahmic_pua.integrations.gguf."""
     with one_line_errors():
-        data = read_model_file(model_path)
-        SentencePieceProcessor(model_proto=data)  # a damaged or hostile model: one line here
-        route = llama_text(data)
-        step = route.input if target == "llama" else route.output
-        with output_stream(output) as sink:
-            for line in input_lines(input_):
-                sink.write(step(line).encode("utf-8") + b"\n")
+        route = llama_text(load_model(model_path))
+        transform_lines(input_, output, route.input if target == "llama" else route.output)

@@ -15,7 +15,6 @@ import json
 import os
 import signal
 import sys
-from collections.abc import Callable
 from types import FrameType
 from typing import Any, BinaryIO, NoReturn
 
@@ -50,7 +49,7 @@ from .common import (
     join_lines,
     json_option,
     load_codec,
-    output_stream,
+    transform_lines,
 )
 from .encode_corpus_command import encode_corpus_command
 from .eval_command import eval_command, vocab_command
@@ -181,12 +180,6 @@ class _Shell(_Group):
             raise _interrupted() from None
 
 
-def _run(source: BinaryIO, output: str | None, transform: Callable[[str], str]) -> None:
-    with output_stream(output) as sink:
-        for line in input_lines(source):
-            sink.write(transform(line).encode("utf-8") + b"\n")
-
-
 @click.group(cls=_Shell, context_settings=SETTINGS)
 @click.version_option(package_name="brahmic-pua")
 def main() -> None:
@@ -211,7 +204,7 @@ def segment_command(
         clusters = segment(line, policy)
         return json.dumps(clusters, ensure_ascii=False) if as_json else separator.join(clusters)
 
-    _run(input_, output, show)
+    transform_lines(input_, output, show)
 
 
 @main.command("normalize")
@@ -226,7 +219,7 @@ def segment_command(
 @OUTPUT
 def normalize_command(mode: str, input_: BinaryIO, output: str | None) -> None:
     """Apply N to each line, e.g. before training another tool."""
-    _run(input_, output, normalizer(mode))
+    transform_lines(input_, output, normalizer(mode))
 
 
 @main.group("codec")
@@ -273,7 +266,7 @@ def codec_build(
 @OUTPUT
 def codec_encode(codec_path: str, input_: BinaryIO, output: str | None) -> None:
     """Map each line's clusters to PUA code points."""
-    _run(input_, output, load_codec(codec_path).encode)
+    transform_lines(input_, output, load_codec(codec_path).encode)
 
 
 @codec_group.command("decode")
@@ -282,7 +275,7 @@ def codec_encode(codec_path: str, input_: BinaryIO, output: str | None) -> None:
 @OUTPUT
 def codec_decode(codec_path: str, input_: BinaryIO, output: str | None) -> None:
     """Map PUA code points back to clusters."""
-    _run(input_, output, load_codec(codec_path).decode)
+    transform_lines(input_, output, load_codec(codec_path).decode)
 
 
 def _model_prefix(ctx: click.Context, param: click.Parameter, value: str) -> str:

@@ -20,6 +20,7 @@ import xml.etree.ElementTree as ElementTree
 from functools import cache
 from pathlib import Path
 from types import ModuleType
+from typing import NoReturn
 
 import pytest
 from click.testing import CliRunner
@@ -66,10 +67,15 @@ def peer_suite(folder: str) -> Path:
     path = PEER / folder
     if path.is_dir():
         return path
-    reason = (
+    skip_or_fail(
         f"outside test suite {folder} not in {PEER}: run `python tools/peer_tests.py` "
         f"(or set {PEER_VARIABLE} to the folder it fetched into)"
     )
+
+
+def skip_or_fail(reason: str) -> NoReturn:
+    """Where something outside the repository (a peer suite, a runtime) is missing: a skip
+    that says how to get it, or under CI a failure: CI must not pass with it untried."""
     if os.environ.get("CI"):
         pytest.fail(f"CI is set but the {reason}", pytrace=False)
     pytest.skip(reason)

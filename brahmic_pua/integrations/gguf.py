@@ -65,7 +65,7 @@ from brahmic_pua.model.proto import (
     UNKNOWN,
     UNUSED,
     USER_DEFINED,
-    model_pb2,
+    model_type,
 )
 
 #: The architecture the GGUF names. A vocabulary-only load stops before any hyperparameter
@@ -105,7 +105,7 @@ def gguf_fields(model_data: bytes, *, raw_text: bool = False) -> dict[str, Value
     unk 0 for "llama"). A special id spm has off (-1) is left out, as GGUF has no "none".
     """
     model = _message(model_data)
-    kind = str(model_pb2.TrainerSpec.ModelType.Name(model.trainer_spec.model_type)).lower()
+    kind = model_type(model_data)
     if kind not in TOKENIZERS:
         raise ValueError(f"llama.cpp has no tokenizer for a {kind} model: only bpe and unigram")
     spec = model.normalizer_spec

@@ -169,8 +169,13 @@ def write_atomic_many(files: Files) -> None:
         if key in seen:
             raise OutputPathError(f"cannot write {path} twice in one unit")
         seen.add(key)
-    pairs = [(_replaced(path), data) for path, data in files.items() if not writes_through(path)]
-    through = [(path, data) for path, data in files.items() if writes_through(path)]
+    pairs: list[tuple[Path, bytes]] = []
+    through: list[tuple[str | Path, bytes]] = []
+    for path, data in files.items():
+        if writes_through(path):
+            through.append((path, data))
+        else:
+            pairs.append((_replaced(path), data))
     targets = [target for target, _ in pairs]
     written: list[Path] = []
     try:

@@ -24,9 +24,19 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any, NoReturn
 
 import pytest
-from conftest import NEPALI, ROOT, corpora, need_corpora, read, sample, sample_training
+from conftest import (
+    NEPALI,
+    ROOT,
+    corpora,
+    need_corpora,
+    read,
+    sample,
+    sample_training,
+    skip_or_fail,
+)
 
 import brahmic_pua
 from brahmic_pua.integrations.gguf import llama_text, write_gguf
@@ -62,21 +72,23 @@ def runtime_python(folder: str) -> Path:
     """The Python of a runtime's environment; where it is absent, a skip naming the command
     that installs it, or under CI a failure: CI must not pass with a runtime untried."""
     python = RUNTIMES / folder / "bin" / "python"
-    if python.exists():
-        return python
-    reason = (
+    if not python.exists():
+        missing_runtime(folder)
+    return python
+
+
+def missing_runtime(folder: str) -> NoReturn:
+    skip_or_fail(
         f"runtime {folder} not in {RUNTIMES}: run `python tools/runtimes.py` "
         f"(or set {RUNTIMES_VARIABLE} to the folder it installed into)"
     )
-    if os.environ.get("CI"):
-        pytest.fail(f"CI is set but the {reason}", pytrace=False)
-    pytest.skip(reason)
 
 
-def run_worker(python: Path, kind: str, model: Path, texts: list[str]) -> Coded:
-    """(ids, decoded texts) of ``texts`` in one outside runtime."""
+def run_worker(command: list[str], texts: list[str]) -> Coded:
+    """(ids, decoded texts) of ``texts`` from a worker (tools/runtime_worker.py,
+    tools/llama_worker.mjs): texts as JSON on stdin, ``{"ids", "texts"}`` on stdout."""
     done = subprocess.run(
-        [str(python), str(WORKER), kind, str(model)],
+        command,
         input=json.dumps(texts),
         capture_output=True,
         text=True,
@@ -123,6 +135,14 @@ class Row:
         )
 
 
+@cache
+def _ours(model: Path, texts: tuple[str, ...]) -> tuple[Any, list[list[int]], list[str]]:
+    """(our processor, our ids, our decoded texts): once per model, whatever the runtime."""
+    ours = brahmic_pua.SentencePieceProcessor(model_file=str(model))
+    ids = ours.encode(list(texts))
+    return ours, ids, ours.decode(ids)
+
+
 def compare(
     runtime: str,
     language: str,
@@ -132,9 +152,7 @@ def compare(
     theirs: Callable[[Path, list[str]], Coded],
 ) -> Row:
     """Our ids and text against a runtime's, line by line."""
-    ours = brahmic_pua.SentencePieceProcessor(model_file=str(model))
-    our_ids = ours.encode(texts)
-    our_texts = ours.decode(our_ids)
+    ours, our_ids, our_texts = _ours(model, tuple(texts))
     their_ids, their_texts = theirs(model, texts)
     proto = parse_model(model.read_bytes())
     mark_start = sum(
@@ -230,7 +248,7 @@ def corpus_cases(
 
 def python_runtime(folder: str, kind: str) -> Callable[[Path, list[str]], Coded]:
     python = runtime_python(folder)
-    return lambda model, texts: run_worker(python, kind, model, texts)
+    return lambda model, texts: run_worker([str(python), str(WORKER), kind, str(model)], texts)
 
 
 def llama_runtime() -> Callable[[Path, list[str]], Coded]:
@@ -238,7 +256,7 @@ def llama_runtime() -> Callable[[Path, list[str]], Coded]:
     route: ``llama_input`` before its tokenizer, ``llama_output`` after its detokenizer."""
     folder = RUNTIMES / LLAMA_FOLDER
     if not (folder / "node_modules" / "node-llama-cpp").is_dir() or shutil.which("node") is None:
-        runtime_python(LLAMA_FOLDER)  # the same skip, or failure under CI
+        missing_runtime(LLAMA_FOLDER)
     script = folder / LLAMA_WORKER.name
     shutil.copyfile(LLAMA_WORKER, script)  # ESM finds node-llama-cpp beside the script
 
@@ -247,29 +265,20 @@ def llama_runtime() -> Callable[[Path, list[str]], Coded]:
         route = llama_text(data)
         gguf_file = model.with_suffix(".gguf")
         write_gguf(data, gguf_file)
-        done = subprocess.run(
-            ["node", str(script), str(gguf_file)],
-            input=json.dumps([route.input(t) for t in texts]),
-            capture_output=True,
-            text=True,
-            timeout=600,
-            check=False,
+        ids, shown = run_worker(
+            ["node", str(script), str(gguf_file)], [route.input(t) for t in texts]
         )
-        assert done.returncode == 0, done.stderr[-3000:]
-        answer = json.loads(done.stdout)
-        return answer["ids"], [route.output(t) for t in answer["texts"]]
+        return ids, [route.output(t) for t in shown]
 
     return run
 
 
 def rows(cases: list[Case]) -> Iterator[Row]:
-    for label, folder, kind in PYTHON_RUNTIMES:
-        theirs = python_runtime(folder, kind)
+    runtimes = [(label, python_runtime(folder, kind)) for label, folder, kind in PYTHON_RUNTIMES]
+    runtimes.append((LLAMA_LABEL, llama_runtime()))
+    for label, theirs in runtimes:
         for language, model_type, model, texts in cases:
             yield compare(label, language, model_type, model, texts, theirs)
-    llama = llama_runtime()
-    for language, model_type, model, texts in cases:
-        yield compare(LLAMA_LABEL, language, model_type, model, texts, llama)
 
 
 def check(row: Row) -> None:
