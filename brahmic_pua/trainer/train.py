@@ -434,9 +434,14 @@ def _drop_codes_without_piece(
     phases: Phases,
     user_rules: tuple[tuple[str, str], ...],
 ) -> PUACodec:
-    """The codec without clusters spm gave no piece (character_coverage can drop a code we
-    planned to keep), with the model's rules recompiled to match; usually nothing to do."""
-    usable = {p.piece for p in model.pieces if p.type in (NORMAL, USER_DEFINED)}
+    """The codec without clusters that no piece holds (character_coverage can drop a code we
+    planned to keep), with the model's rules recompiled to match; usually nothing to do.
+
+    A code is kept if any piece holds it, not only a piece of its own: a word model's pieces
+    are whole words, with no piece for a lone cluster (keeping only those would empty the
+    codec and leave every word piece unreachable). In the other types every kept code has a
+    piece of its own, so the two readings agree."""
+    usable = {ch for p in model.pieces if p.type in (NORMAL, USER_DEFINED) for ch in p.piece}
     kept = [cluster for code, cluster in codec.code_pairs() if code in usable]
     if len(kept) == len(codec):
         return codec

@@ -208,6 +208,31 @@ def test_training_twice_gives_identical_files(tmp_path: Path, model_type: str) -
 # -- options, planning and errors ------------------------------------------------------------
 
 
+def test_word_model_encodes_each_known_word_as_one_piece(tmp_path: Path) -> None:
+    """A word model's pieces are whole words: every word of its corpus (the vocabulary holds
+    them all) is one piece, the id stock sentencepiece gives on the same file, and decodes
+    back to itself."""
+    lines = [unicodedata.normalize("NFC", line) for line in sample_training("hi")]
+    # spm's words are split at ASCII spaces only (a no-break space stays inside a word)
+    words = sorted({word for line in lines for word in line.split(" ") if word})
+    report = train_model(
+        sentence_iterator=iter(lines),
+        model_prefix=str(tmp_path / "word"),
+        model_type="word",
+        vocab_size=len(words) + 300,
+        hard_vocab_limit=False,  # (room to spare: the exact count depends on spm's meta pieces)
+    )
+    ours = spm.SentencePieceProcessor(model_file=report.model_file)
+    theirs = stock.SentencePieceProcessor(model_file=report.model_file)
+    for word in words:
+        ids = ours.encode(word)
+        assert ids == theirs.encode(word)
+        assert ours.id_to_piece(ids) == [f"▁{word}"], word
+        assert ours.decode(ids) == word
+    line = " ".join(words[:50])
+    assert len(ours.encode(line)) == 50 and ours.decode(ours.encode(line)) == line
+
+
 def test_small_vocab_plans_the_alphabet(tmp_path: Path) -> None:
     """1,200 pieces have no room for all of the Telugu sample's ~600 symbols: coverage is
     lowered."""
