@@ -46,6 +46,8 @@ from brahmic_pua.trainer.alphabet import (
     symbol_counts,
 )
 from brahmic_pua.trainer.checks import (
+    beyond_corpus,
+    most_pieces,
     no_brahmic_text,
     size_that_trains,
     spm_vocab_limit,
@@ -195,6 +197,22 @@ def train_model(arg: str | None = None, **kwargs: Any) -> TrainReport:
         corpus.close()
 
 
+def _bounded_vocab_size(opts: dict[str, Any], symbols: int, characters: int) -> int:
+    """``vocab_size`` as given, refused at once beyond what the corpus can give (see
+    :func:`~brahmic_pua.trainer.checks.most_pieces`), or, where spm would make what it can
+    (hard_vocab_limit=false, a char model), passed to spm cut to that bound: the pieces spm
+    makes are the same, without its long loop."""
+    vocab_size = int(opts.get("vocab_size", DEFAULT_VOCAB_SIZE))
+    most = most_pieces(opts, _reserved_pieces(opts), symbols, characters)
+    if vocab_size <= most:
+        return vocab_size
+    hard = read_bool("hard_vocab_limit", opts.get("hard_vocab_limit", True))
+    if hard and _model_type(opts) != "char":
+        raise ValueError(beyond_corpus(vocab_size, most, characters))
+    opts["vocab_size"] = most
+    return vocab_size
+
+
 def _folding(options: TrainOptions) -> FoldingTable | None:
     """A user's folding table, read for the Nepali modes' names (``lm`` / ``ocr``)."""
     if options.folding_rules is None:
@@ -283,6 +301,7 @@ def _train(
     model_type = _model_type(opts)
     symbols = symbol_counts(codec, characters, stats.lines)
     alphabet = _alphabet(opts, symbols, options.byte_fallback_given, warnings)
+    vocab_size = _bounded_vocab_size(opts, len(symbols), sum(characters.values()))
     required = required_clusters(str(opts.get("required_chars", "")), codec, n)
     counted = codec  # a probe at another vocab_size plans from all the clusters again
     codec = codec.restricted([*coded_clusters(codec, symbols, alphabet.kept), *required])
@@ -355,6 +374,7 @@ def _train(
             )
         if model_type == "unigram":  # every sentencepiece release adds these up alike
             quantize_scores(model)
+        model.trainer_spec.vocab_size = vocab_size  # as given, where it was cut to the bound
         phases.start("writing the model")
         manifest = Manifest(codec, n.mode, n.folding, user_rules=bool(user_rules))
         data = embed(model.SerializeToString(), manifest)

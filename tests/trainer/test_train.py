@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from pathlib import Path
+from typing import Any
 
 import pytest
 import sentencepiece as stock
@@ -263,6 +264,60 @@ def test_too_small_vocab_says_what_is_needed(tmp_path: Path) -> None:
     sp = spm.SentencePieceProcessor(model_file=report.model_file)
     lines = sample("te")[:500]
     assert sp.decode(sp.encode(lines)) == lines
+
+
+@pytest.mark.parametrize("model_type", ["unigram", "bpe", "word"])
+def test_vocab_size_beyond_the_corpus_is_refused_before_spm_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, model_type: str
+) -> None:
+    """spm would loop as long as vocab_size (minutes at 2·10⁹) before it says "too high"."""
+
+    def no_training(*args: object) -> None:
+        raise AssertionError("spm was run")
+
+    monkeypatch.setattr("brahmic_pua.trainer.train.fit", no_training)
+    with pytest.raises(ValueError, match=r"vocab_size=2000000000 is more than this corpus can "):
+        train_model(
+            input=TE_SAMPLE,
+            model_prefix=str(tmp_path / "x"),
+            vocab_size=2_000_000_000,
+            model_type=model_type,
+        )
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(("model_type", "hard"), [("char", True), ("bpe", False)])
+def test_vocab_size_cut_to_the_corpus_bound_makes_the_same_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, model_type: str, hard: bool
+) -> None:
+    """Where spm makes what it can (a char model, hard_vocab_limit=false) a vocab_size over the
+    corpus's bound is cut to it: the model is the one spm writes when given the size itself."""
+    from brahmic_pua.trainer.fit import fit as train_fit
+
+    lines = sample("te")[:300]
+    size = sum(len(line) for line in lines) + 2000  # over the bound, yet a short loop for spm
+    given_to_spm = []
+
+    def fit(*args: Any) -> Any:
+        given_to_spm.append(int(args[3]["vocab_size"]))
+        return train_fit(*args)
+
+    monkeypatch.setattr("brahmic_pua.trainer.train.fit", fit)
+    written = []
+    for run in ("cut", "given"):
+        if run == "given":
+            monkeypatch.setattr("brahmic_pua.trainer.train.most_pieces", lambda *a: 10**12)
+        (tmp_path / run).mkdir()
+        report = train_model(
+            sentence_iterator=iter(lines),
+            model_prefix=str(tmp_path / run / "m"),
+            vocab_size=size,
+            model_type=model_type,
+            hard_vocab_limit=hard,
+        )
+        written.append(Path(report.model_file).read_bytes())
+    assert given_to_spm[0] < size and given_to_spm[1] == size
+    assert written[0] == written[1]
 
 
 def test_long_lines_and_block_lines_are_not_dropped(tmp_path: Path) -> None:
