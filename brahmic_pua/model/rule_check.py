@@ -14,13 +14,14 @@ decoded text. Three checks, each a few C calls over text linear in the model's s
 2. **The normalizer writes only the codec's codes.** Every Private Use character among the
    normalizer's targets (the compiled map's string pool, which holds each target once) is a
    code of the manifest or a reserved character.
-3. **The rules normalize as the manifest's N** (skipped where the manifest says the normalizer
-   holds a user's rules, which rewrite beyond N by design): for probe texts that tell the modes
-   and folding tables apart, the denormalizer of the normalizer of a text is N(text), as
-   guarantee 1 promises. The probes: a ZWJ (``nepali-lm`` deletes it), every pattern of the
-   manifest's folding table and of the shipped Nepali tables, characters NFC changes
-   (``none`` keeps them) and the canonical decompositions of the first clusters of the table
-   that have one.
+3. **The rules normalize as the manifest's N**: for probe texts that tell the modes and
+   folding tables apart, the denormalizer of the normalizer of a text is N(text), as
+   guarantee 1 promises. Where the manifest says the normalizer holds a user's rules, which
+   rewrite beyond N by design, the rules must still hold N: they code a probe and its N alike
+   (else the processor, which applies N first, and stock would give different ids). The
+   probes: a ZWJ (``nepali-lm`` deletes it), every pattern of the manifest's folding table
+   and of the shipped Nepali tables, characters NFC changes (``none`` keeps them) and the
+   canonical decompositions of the first clusters of the table that have one.
 
 Not checked: folding patterns in neither the manifest's table nor the shipped ones, and a
 model without denormalizer rules (a manifest embedded in a plain spm model by hand, whose
@@ -65,10 +66,13 @@ def check_rules(message: Any, codec: PUACodec, n: Normalizer, user_rules: bool) 
         return
     _check_codes(denormalizer, codec)
     _check_targets(bytes(message.normalizer_spec.precompiled_charsmap), codec)
-    if not user_rules:
-        forward = _normalizer(message.normalizer_spec)
-        if forward is not None:
-            _check_normalization(forward, denormalizer, codec, n)
+    forward = _normalizer(message.normalizer_spec)
+    if forward is None:
+        return
+    if user_rules:
+        _check_n_absorbed(forward, codec, n)
+    else:
+        _check_normalization(forward, denormalizer, codec, n)
 
 
 def _normalizer(spec: Any) -> Any:
@@ -150,6 +154,22 @@ def probes(codec: PUACodec, n: Normalizer) -> list[str]:
     )
     texts += [d for d, _ in zip(decomposed, range(DECOMPOSED_PROBES), strict=False)]
     return list(dict.fromkeys(texts))
+
+
+def _check_n_absorbed(forward: Any, codec: PUACodec, n: Normalizer) -> None:
+    """Check 3 where a user's rules rewrite beyond N: on each probe the rules give the same
+    codes for the text and for its N. That is what the processor needs (it applies N, then
+    the rules, where stock applies the rules alone), and it holds for any rules that hold N,
+    the user's among them; a manifest that claims an N the rules do not hold (a folding rule
+    they lack) would give other ids than stock's."""
+    for text in probes(codec, n):
+        given, normalized = forward.Normalize(text), forward.Normalize(n(text))
+        if given != normalized:
+            table = " with its folding table" if n.folding.rules else ""
+            raise RuleError(
+                f"its rules (a user's besides N) code {quoted(text)} and its normalization="
+                f"{n.mode}{table}, {quoted(n(text))}, differently"
+            )
 
 
 def _check_normalization(forward: Any, denormalizer: Any, codec: PUACodec, n: Normalizer) -> None:

@@ -32,7 +32,7 @@ from brahmic_pua.model.manifest import (
     extract,
 )
 from brahmic_pua.model.proto import MANIFEST, model_pb2, parse_model
-from brahmic_pua.normalize.folding import MAX_FOLDING_RULES, nepali_table
+from brahmic_pua.normalize.folding import MAX_FOLDING_RULES, FoldingTable, nepali_table
 
 Body = dict[str, Any]
 
@@ -366,6 +366,41 @@ def test_a_manifest_that_claims_another_normalization_is_refused(
     with pytest.raises(ModelFileError, match=re.escape(said)) as raised:
         _load(_with_payload(modes[trained], _signed(body)), tmp_path)
     assert "manifest does not match the model's rules" in str(raised.value)
+
+
+@pytest.mark.parametrize("trained", ["nfc", "nmt_nfkc"])
+def test_a_user_rules_manifest_must_still_hold_its_n(
+    modes: dict[str, bytes], model_bytes: bytes, tmp_path: Path, trained: str
+) -> None:
+    """``user_rules`` does not excuse the rules from N: a manifest that claims nepali-lm with
+    user rules and a folding rule the rules lack would fold in our processor and not in stock
+    ("తెలుగు" decoding as "లులుగు" from ours, one id from stock's)."""
+    data = model_bytes if trained == "nfc" else modes[trained]
+    body = _body(data)
+    body["normalization"] = "nepali-lm"
+    body["user_rules"] = True
+    table = FoldingTable((("తె", "లు"), ("मे", "मो")))
+    body["folding"] = {
+        "rules": [list(rule) for rule in table.rules],
+        "fingerprint": table.fingerprint,
+    }
+    with pytest.raises(ModelFileError, match=r"its rules \(a user's besides N\) code '") as raised:
+        _load(_with_payload(data, _signed(body)), tmp_path)
+    assert "manifest does not match the model's rules" in str(raised.value)
+
+
+def test_a_user_rules_model_loads_and_agrees_with_stock(
+    modes: dict[str, bytes], tmp_path: Path
+) -> None:
+    """The check that refuses the case above passes a real model with a user's rules."""
+    import sentencepiece as stock
+
+    sp = _load(modes["nmt_nfkc"], tmp_path)
+    path = str(tmp_path / "m.model")
+    theirs = stock.SentencePieceProcessor(model_file=path)
+    lines = resources.files("brahmic_pua.data").joinpath("hi.sample.txt").read_text("utf-8")
+    text = [*lines.splitlines()[:100], "क\u200dष ｆｕｌｌ", "e\u0301 \u0958", "सङ्ग"]
+    assert sp.encode(text) == theirs.encode(text)
 
 
 def test_user_rules_must_be_true_when_given(model_bytes: bytes, tmp_path: Path) -> None:
