@@ -92,7 +92,8 @@ class Manifest:
     folding: FoldingTable = NO_FOLDING
     #: Whether the model's normalizer holds a user's rules besides N's (``normalizer=``,
     #: ``normalization_rule_tsv=``, an NFKC rule name): text they rewrite decodes rewritten, so
-    #: the round trip to N is not claimed where they apply, and loading does not check it.
+    #: the round trip to N is not claimed where they apply; loading checks only that the
+    #: rules still hold N (model.rule_check).
     user_rules: bool = False
 
     @property

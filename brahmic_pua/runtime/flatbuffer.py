@@ -5,8 +5,9 @@ A flatbuffer (``.spm.fb``) is a model for stock's runtimes without Python or pro
 compiled rules but not the protobuf extension a brahmic_pua model carries its manifest in (its
 N, its codec), and no runtime we can run here shows that its decoder applies the denormalizer:
 converted, a brahmic_pua model could decode to Private Use codes in every reader, wrong in
-silence. So it is refused, in one line, before anything is written. A plain model converts as in
-stock, through stock's own function.
+silence. So it is refused, in one line, before anything is written; so is a model whose manifest
+is damaged (edited, cut), with the line loading it gives. A plain model converts as in stock,
+through stock's own function.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 
 import sentencepiece as stock
 
-from brahmic_pua.model.manifest import extract
+from brahmic_pua.model.manifest import ManifestError, ModelFileError, extract
 
 REFUSAL = (
     "{source} is a brahmic_pua model: a flatbuffer keeps its Private Use rules but not its "
@@ -80,7 +81,9 @@ def convert_to_flatbuffer(
         source = str(model_file) if model_file is not None else "model_proto"
         try:
             manifest = extract(data, source)
-        except ValueError:
+        except ManifestError:
+            raise  # a damaged brahmic_pua model: refused as loading refuses it, in its line
+        except ModelFileError:
             manifest = None  # not a model we can read: stock says why in its own words
         if manifest is not None:
             raise ValueError(REFUSAL.format(source=source))

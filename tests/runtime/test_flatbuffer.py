@@ -45,6 +45,29 @@ def test_a_brahmic_model_is_refused_in_one_line(
         assert not out.exists()
 
 
+def test_a_damaged_brahmic_model_is_refused_as_loading_refuses_it(
+    sample_models: dict[str, Path], tmp_path: Path
+) -> None:
+    """One byte of the manifest changed: loading refuses the file, so converting must too (a
+    flatbuffer of it would carry rules no manifest vouches for)."""
+    data = sample_models["unigram"].read_bytes()
+    at = data.rindex(b'"fingerprint": "') + len(b'"fingerprint": "')
+    edited = data[:at] + (b"0" if data[at : at + 1] != b"0" else b"1") + data[at + 1 :]
+    path = tmp_path / "edited.model"
+    path.write_bytes(edited)
+    with pytest.raises(ValueError) as loading:
+        spm.SentencePieceProcessor(model_file=str(path))
+    out = tmp_path / "e.spm.fb"
+    for source, name in (
+        ({"model_file": str(path)}, str(path)),
+        ({"serialized_model_proto": edited}, "model_proto"),
+    ):
+        with pytest.raises(ValueError) as caught:
+            spm.ConvertToFlatbuffer(**source, output_file=out)
+        assert str(caught.value) == str(loading.value).replace(str(path), name)
+        assert "manifest does not match" in str(caught.value) and not out.exists()
+
+
 def test_bad_calls_get_stocks_errors(plain_hindi_model: str) -> None:
     calls: list[Callable[[Any], Any]] = [
         lambda module: module.ConvertToFlatbuffer(),
