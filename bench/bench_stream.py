@@ -9,13 +9,17 @@ held out). For each model, best of 3, the ways taken in alternation:
 ``stream 1``/``stream 4``: a stream decoder fed one id (four ids) at a time, one ``flush`` a
 line; ``prefix``: ``decode`` of the whole prefix after every id (the quadratic way). The same
 runs on one long document (the lines joined; ``prefix`` on its first 3,000 ids only) show that
-streaming stays linear.
+streaming stays linear. ``runs without end``: degenerate output, one cluster thousands of
+characters long (క్ repeated, U+0951 stacked on a base in byte pieces), fed one id at a time
+under the default policy: twice the ids take about twice the time (the decoder holds at most
+``HOLD_LIMIT`` characters of a cluster).
 """
 
 from __future__ import annotations
 
 import argparse
 import tempfile
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +64,33 @@ def speeds(processor: Any, data: list[list[int]], prefix_ids: int | None) -> dic
     return {key: counts[key] / seconds for key, (seconds, _) in best_of(runs, REPEAT).items()}
 
 
+#: Degenerate model output: base, the unit repeated, copies (each pair of counts doubles).
+RUNS = (
+    ("", "క్", 2000),
+    ("", "క్", 4000),
+    ("", "క్", 8000),
+    ("క", "\u0951", 16000),
+    ("క", "\u0951", 32000),
+)
+
+
+def runs_without_end(processor: Any) -> None:
+    print("  runs without end (stream 1, akshara):")
+    for base, unit, copies in RUNS:
+        ids = processor.encode(base + unit * copies)
+        timings = best_of(
+            {
+                "stream": partial(streamed, processor, [ids], 1),
+                "decode": partial(processor.decode, ids),
+            },
+            REPEAT,
+        )
+        print(
+            f"    {unit!a}×{copies:<6,} {len(ids):7,} ids   stream {timings['stream'][0]:7.3f} s"
+            f"   decode {timings['decode'][0]:7.4f} s"
+        )
+
+
 def measure(name: str, processor: Any, lines: list[str]) -> None:
     rows = processor.encode(lines)
     document = [[i for row in rows for i in row]]
@@ -73,6 +104,7 @@ def measure(name: str, processor: Any, lines: list[str]) -> None:
                 f"    {key:9} {ids_per_s:12,.0f} ids/s"
                 f"   batch/this {batch:6.1f}×   per line/this {line:6.2f}×"
             )
+    runs_without_end(processor)
 
 
 def main() -> None:

@@ -254,11 +254,11 @@ def normalizer_rules(codec: PUACodec, n: Normalizer) -> list[tuple[str, str]]:
     characters = sorted({unicodedata.normalize("NFC", ch) for ch in decomposing()})
     wanted = [*rules, *characters]
     wanted += [unicodedata.normalize("NFC", source) for source, _ in base if n(source) != source]
-    followed = followed_by_marks(list(rules)) + mark_runs(list(rules))
+    folded = folding_sources(n, codec)
+    followed = followed_by_marks(list(rules)) + mark_runs(list(rules)) + followed_by_marks(folded)
     wanted += followed
     letters = [text for text in characters if cluster_script(text) is not None]
     wanted += followed_by_marks(letters)
-    folded = folding_sources(n, codec)
     wanted += folded
     if n.strips_zwj:
         wanted += [ZWJ, *(t for s in [*rules, *folded] for t in with_zwj(s))]

@@ -74,9 +74,10 @@ def normalizer_rules(
 ) -> list[tuple[str, str]]:
     """The codec's rules (and ``user``'s, :func:`with_user_rules`), plus (for every mode with NFC)
     a rule for every other spelling of their sources, of every character NFC changes, of every
-    folding pattern (with the marks that attach to its end) and, under nepali-lm, of every
-    cluster with a ZWJ inside; each rewritten to what the rules make of its N. Spellings that
-    would break spm's prefix limit are left out."""
+    folding pattern (with the marks that attach to its end, and followed by marks N moves into
+    it, as a cluster is) and, under nepali-lm, of every cluster with a ZWJ inside; each
+    rewritten to what the rules make of its N. Spellings that would break spm's prefix limit
+    are left out."""
     base = with_user_rules(codec, n, user)
     if not n.composes:
         return base
@@ -92,11 +93,13 @@ def normalizer_rules(
     wanted += [_nfc(source) for source, _ in base if source not in users and n(source) != source]
     # The table's clusters and runs of marks first, each budget its own: precomposed Brahmic
     # letters of every script (ऴ, Tibetan's stacked vowels) take following marks as clusters
-    # do, and must not crowd out the scripts the model was trained on.
-    followed = _followed_by_marks(ours) + _mark_runs(ours)
+    # do, and must not crowd out the scripts the model was trained on. A folding pattern is
+    # followed too: stock takes सँग् whole, so ़ typed after it (N moves it before the ्) must be
+    # in the source, as it is after a cluster.
+    folded = _folding_sources(n, codec)
+    followed = _followed_by_marks(ours) + _mark_runs(ours) + _followed_by_marks(folded)
     wanted += followed
     wanted += letters_followed
-    folded = _folding_sources(n, codec)
     wanted += folded
     if n.strips_zwj:
         wanted += [ZWJ, *(text for source in [*ours, *folded] for text in _with_zwj(source))]

@@ -110,12 +110,21 @@ _MEMO_TEXT = 48
 _MEMO_LIMIT = 1 << 17
 _memos: dict[str, dict[str, int]] = {}
 
+#: The longest cluster a decoder holds back, in characters; a longer one is released as it is,
+#: so a chunk may end inside it. Held text is segmented again with each id that adds to it:
+#: holding a run without end (క్క్క్…, or thousands of stacked marks: degenerate model output)
+#: would cost time quadratic in its length. Real clusters are far shorter: at most 14 characters
+#: under any policy in te.train, te.extra, ne.train and hi.sample.
+HOLD_LIMIT = 64
+
 
 class StreamDecoder:
     """Incremental ``decode`` of one model's ids: :meth:`feed` ids, :meth:`flush` at the end.
 
     ``policy`` names the clusters a chunk may not end inside (``brahmic_pua.segment``):
     ``akshara`` (default) keeps conjuncts whole, ``fixtoken`` only keeps marks with their base.
+    A cluster longer than :data:`HOLD_LIMIT` characters (64; no real text has one) is not held
+    to its end: the decoder releases it, so its chunks may end inside it, and stays linear.
     """
 
     def __init__(self, processor: Processor, policy: str = "akshara") -> None:
@@ -151,9 +160,10 @@ class StreamDecoder:
                 )
         pending = self._pending
         held = len(pending)
+        # A local string, which CPython extends in place (an attribute's would be copied whole
+        # for each id: quadratic in a batch of one long cluster).
         for id in batch:
-            self._push(id)
-        pending = self._pending
+            pending += self._push(id)
         if len(pending) == held:  # nothing settled: the held cluster is still one cluster
             return ""
         cut = self._starts.get(pending)
@@ -161,6 +171,8 @@ class StreamDecoder:
             cut = len(pending) - len(segment(pending, self._policy)[-1])
             if len(pending) < _MEMO_TEXT and len(self._starts) < _MEMO_LIMIT:
                 self._starts[pending] = cut
+        if len(pending) - cut > HOLD_LIMIT:  # a degenerate run: held text would be segmented anew
+            cut = len(pending)  # after every id, so it is released (see HOLD_LIMIT)
         self._pending = pending[cut:]
         return pending[:cut]
 
@@ -170,13 +182,13 @@ class StreamDecoder:
         self._reset()
         return rest
 
-    def _push(self, id: int) -> None:
+    def _push(self, id: int) -> str:
+        """Take one id; return the text it settles ("" while the window is open)."""
         model = self._model
         kind = model.kinds[id]
         if kind == _TEXT:
             if not self._window and model.clean[id] and not self._at_start:
-                self._pending += model.after_cut[id]  # the common case: a cut before and after
-                return
+                return model.after_cut[id]  # the common case: a cut before and after
             if self._open:
                 self._bytes.reset()
                 self._open = False
@@ -188,16 +200,18 @@ class StreamDecoder:
                 self._clean = text[-1] not in model.joiners
         else:
             if not self._window:  # shows nothing and changes no state after a clean cut
-                return
+                return ""
             if self._open:  # the run ends: spm shows its unfinished bytes as U+FFFD
                 self._bytes.reset()
                 self._open = False
                 self._clean = _REPLACEMENT not in model.joiners
         self._window.append(id)
-        if self._clean and not self._open:
-            self._pending += self._decode(self._window)
-            self._window = []
-            self._at_start = False  # a clean cut comes after visible text
+        if not self._clean or self._open:
+            return ""
+        text = self._decode(self._window)
+        self._window = []
+        self._at_start = False  # a clean cut comes after visible text
+        return text
 
     def _decode(self, window: list[int]) -> str:
         """The window's part of the whole decode; it starts at a clean cut."""

@@ -15,9 +15,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import brahmic_pua as spm
+import brahmic_pua.runtime.stream as stream_module
 from brahmic_pua.codec.layout import ESCAPE, RESERVED
-from brahmic_pua.runtime.stream import stream_decoder
-from brahmic_pua.segment import segment
+from brahmic_pua.runtime.stream import HOLD_LIMIT, stream_decoder
+from brahmic_pua.segment import POLICIES, segment
 from brahmic_pua.trainer import train_model
 
 TELUGU = sample_training("te")
@@ -205,6 +206,118 @@ def test_text_waits_only_for_its_cluster(processors: dict[str, Any], kind: str) 
             assert shown == text[: len(text) - len(segment(text, "akshara")[-1])]
             checked += 1
     assert checked > 3000
+
+
+#: Runs that a model stuck in a loop emits, each one cluster however long under some policy:
+#: a conjunct chain (akshara, grapheme), Vedic marks stacked on a base (every policy; spelled
+#: in byte pieces), anusvaras after a vowel sign, viramas after ZWJ.
+RUNS = {
+    "conjunct": ("", "క్"),
+    "marks": ("క", "\u0951"),
+    "anusvaras": ("కి", "ం"),
+    "zwj": ("क", "्\u200d"),
+}
+
+
+def run_ids(processor: Any, run: str, count: int) -> list[int]:
+    """Ids of ``count`` copies of a run after its base, as a model emits them."""
+    base, unit = RUNS[run]
+    return list(processor.encode(base + unit * count))
+
+
+def segmented_characters(
+    processor: Any, ids: list[int], policy: str, monkeypatch: pytest.MonkeyPatch
+) -> int:
+    """Characters the decoder hands to ``segment`` while fed ``ids`` one at a time (memos
+    fresh): the work that grows with the text it holds. The stream must still equal decode."""
+    count = 0
+
+    def counting(text: str, policy: str) -> list[str]:
+        nonlocal count
+        count += len(text)
+        return segment(text, policy)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(stream_module, "segment", counting)
+        patch.setattr(stream_module, "_memos", {})
+        decoder = stream_decoder(processor, policy)
+        text = "".join(map(decoder.feed, ids)) + decoder.flush()
+    assert text == processor.decode(ids)
+    return count
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+@pytest.mark.parametrize("kind", ["brahmic mixed", "stock"])
+@pytest.mark.parametrize("run", list(RUNS))
+def test_work_is_linear_in_a_run_without_end(
+    processors: dict[str, Any], kind: str, policy: str, run: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Degenerate output, one cluster thousands of characters long: twice the ids cost at
+    most about twice the segmenting (holding the whole run would cost four times)."""
+    processor = processors[kind]
+    counts = [
+        segmented_characters(processor, run_ids(processor, run, n), policy, monkeypatch)
+        for n in (400, 800)
+    ]
+    assert counts[1] <= 2 * counts[0] + 4 * HOLD_LIMIT, counts
+
+
+@pytest.mark.parametrize("kind", ["brahmic mixed", "stock"])
+@pytest.mark.parametrize("run", list(RUNS))
+def test_a_run_longer_than_the_hold_limit_is_released(
+    processors: dict[str, Any], kind: str, run: str
+) -> None:
+    """Fed one id at a time, the text shown trails the decoded prefix by at most the hold
+    limit and one id's text, however long the cluster grows."""
+    processor = processors[kind]
+    raw = stock.SentencePieceProcessor(model_proto=processor.serialized_model_proto())
+    ids = run_ids(processor, run, 300)
+    longest = max(len(raw.id_to_piece(i)) for i in ids)
+    decoder, shown = stream_decoder(processor), ""
+    for n, id in enumerate(ids, 1):
+        shown += decoder.feed(id)
+        text = processor.decode(ids[:n])
+        assert text.startswith(shown)
+        assert len(text) - len(shown) <= HOLD_LIMIT + longest, (n, len(text), len(shown))
+    assert shown + decoder.flush() == processor.decode(ids)
+
+
+@st.composite
+def looping_ids(draw: st.DrawFn, processor: Any) -> list[int]:
+    """Ids as a model stuck in loops emits them: runs of one id or of one run's ids, up to a
+    few hundred long, between random ids."""
+    size = processor.get_piece_size()
+    ids: list[int] = []
+    for _ in range(draw(st.integers(1, 4))):
+        unit = draw(
+            st.one_of(
+                st.lists(st.integers(0, size - 1), min_size=1, max_size=3),
+                st.sampled_from(list(RUNS)).map(lambda run: run_ids(processor, run, 1)),
+            )
+        )
+        ids += unit * draw(st.integers(1, 150))
+    return ids
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+@given(data=st.data())
+@settings(max_examples=40)
+def test_runs_split_anywhere(processors: dict[str, Any], policy: str, data: st.DataObject) -> None:
+    """Long runs split at random join to decode, and every chunk ends where a cluster does,
+    or inside a cluster longer than the hold limit."""
+    for kind in ("brahmic mixed", "stock"):
+        processor = processors[kind]
+        ids = data.draw(looping_ids(processor))
+        chunks = stream(processor, ids, data.draw(cuts_of(ids)), policy)
+        text = processor.decode(ids)
+        assert "".join(chunks) == text
+        clusters = segment(text, policy)
+        starts = [0, *accumulate(map(len, clusters))]
+        ends = set(starts)
+        for start, cluster in zip(starts, clusters, strict=False):
+            if len(cluster) > HOLD_LIMIT:
+                ends.update(range(start, start + len(cluster)))
+        assert set(accumulate(map(len, chunks[:-1]))) <= ends
 
 
 def test_byte_fallback_character_comes_whole(processors: dict[str, Any]) -> None:
