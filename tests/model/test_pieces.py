@@ -47,7 +47,7 @@ def shown_by_hand(piece: str, codec: PUACodec) -> str:
             out.append(cluster.replace(" ", "\u2581"))
         elif ch in STAND_INS:
             out.append(_mark(STAND_INS[ch]))
-        elif _private(ch):
+        elif _private(ch) or ch == " ":  # a raw space: a disabled piece's prefix, marked
             out.append(_mark(ch))
         else:
             out.append(ch)
