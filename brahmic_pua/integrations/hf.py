@@ -28,9 +28,10 @@ eos and pad are the model's own pieces at the model's ids; a model trained witho
 tokenizer, a special or added token written in the text is encoded as that token, and the
 text around it as transformers' ``legacy=False`` tokenizers encode it (the dummy ``▁`` at the
 text's start only: :mod:`brahmic_pua.integrations.hf_text`); ``split_special_tokens=True``
-encodes the tokens' text as text. A text that starts with a space gets that space as its first
-word's ``▁`` (as pretokenized words get theirs), not spm's extra ``▁``; every other text
-without added tokens gets exactly brahmic_pua's ids.
+encodes the tokens' text as text. An added token that is not special is that token only where
+it starts and ends on a cluster boundary (so ``భారత`` added leaves ``"భారతి"`` whole); special
+tokens match anywhere. Every text without added tokens gets exactly brahmic_pua's ids, a text
+that starts with a space too.
 
 A batch of texts, ``tok(texts, ...)``, is encoded in one pass: one batch ``encode`` of the
 processor for the texts without an added token's text in them, the special tokens, masks and
@@ -62,7 +63,7 @@ except ModuleNotFoundError as error:
     raise ImportError("brahmic_pua.hf needs transformers: pip install 'brahmic-pua[hf]'") from None
 
 from brahmic_pua.integrations.hf_encoding import RowMaps, word_starts
-from brahmic_pua.integrations.hf_text import Encoded, Part, Span, Stretches, split
+from brahmic_pua.integrations.hf_text import Encoded, Part, Span, Stretches, cut, split
 from brahmic_pua.runtime.processor import SentencePieceProcessor
 
 MODEL_FILE = "brahmic_pua.model"
@@ -233,15 +234,24 @@ class BrahmicPuaTokenizer(PreTrainedTokenizer):  # type: ignore[misc]
     # -- encoding -----------------------------------------------------------------------------
 
     def _parts(self, text: str, split_special_tokens: bool) -> list[Part]:
-        """The text cut at its added tokens, as transformers' ``tokenize`` cuts it."""
+        """The text cut at its added tokens, as transformers' ``tokenize`` cuts it, but for
+        a token that is not special: it is cut out only on cluster boundaries
+        (:func:`~brahmic_pua.integrations.hf_text.cut`)."""
         if split_special_tokens or not self._added_tokens_encoder:
             return [Part([[0, len(text)]])] if text else []
+        codec = self.sp.codec
         return split(
             text,
-            self.tokens_trie.split(text),
+            cut(text, self.tokens_trie, self._special_texts, codec.policy if codec else "fixtoken"),
             self._added_tokens_encoder,
             self._added_tokens_decoder,
         )
+
+    def _special_texts(self) -> frozenset[str]:
+        """The special tokens' texts (the model's ``<s>``..., tokens added as special): they
+        match anywhere in a text, as in transformers, even inside a cluster."""
+        added = self._added_tokens_decoder.values()
+        return frozenset(self.all_special_tokens).union(t.content for t in added if t.special)
 
     def _encode_text(self, text: str, split_special_tokens: bool, spans: bool) -> Encoded:
         """Ids of a text, and their spans in it with ``spans``: each stretch between added
@@ -288,8 +298,11 @@ class BrahmicPuaTokenizer(PreTrainedTokenizer):  # type: ignore[misc]
         spans: bool,
         kwargs: dict[str, Any],
     ) -> Encoded:
-        """A text, or pretokenized words each encoded as a text (spans within each word, as
-        a fast tokenizer gives them)."""
+        """A text, or pretokenized words (spans within each word, as a fast tokenizer gives
+        them). transformers reads words as the text ``" " + " ".join(words)`` (its tokenizer
+        tests compare the two), whose ids are spm's: so the first word is encoded with that
+        space, at the text's start (spm's dummy ``▁``, then the space's own ``▁``), and every
+        other word as a text of its own, whose dummy ``▁`` is the space before it."""
         if isinstance(text, str):
             prepared: str = self.prepare_for_tokenization(
                 text, is_split_into_words=words, **kwargs
@@ -298,11 +311,13 @@ class BrahmicPuaTokenizer(PreTrainedTokenizer):  # type: ignore[misc]
         out = Encoded(spans=[] if spans else None)
         for index, word in enumerate(text):
             prepared = self.prepare_for_tokenization(word, is_split_into_words=words, **kwargs)[0]
-            encoded = self._encode_text(prepared, split_special_tokens, spans)
+            space = " " if index == 0 else ""
+            encoded = self._encode_text(space + prepared, split_special_tokens, spans)
             out.ids += encoded.ids
             out.words += [index] * len(encoded.ids) if spans else []
             if out.spans is not None and encoded.spans is not None:
-                out.spans += encoded.spans
+                shift = len(space)  # spans in the word, the space before it none of them
+                out.spans += [(max(a - shift, 0), max(b - shift, 0)) for a, b in encoded.spans]
         return out
 
     @staticmethod

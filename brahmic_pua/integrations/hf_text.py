@@ -1,6 +1,7 @@
 """How :class:`~brahmic_pua.integrations.hf.BrahmicPuaTokenizer` cuts a text at its added
 tokens, encodes the stretches between them and decodes them back: transformers'
-``legacy=False`` rule, written once for encoding, offsets and decoding.
+``legacy=False`` rule around the tokens, spm's at the text's start, written once for encoding,
+offsets and decoding.
 
 transformers splits a text at its added and special tokens (``<s>``, ``<extra>``) and encodes
 each stretch between them on its own. Encoding every stretch as a whole text, as spm does,
@@ -10,9 +11,11 @@ transformers' ``legacy=False`` (LlamaTokenizer, and the ``Metaspace`` pre-tokeni
 ``prepend_scheme="first"`` of its fast tokenizers) gives the dummy prefix to the text's start
 only:
 
-* the stretch that starts the text is encoded as spm encodes a text, except that a space it
-  starts with is its ``▁`` (so ``" hello world"`` is ``▁hello ▁world``, the tokens of the words
-  ``hello`` and ``world`` pretokenized), where spm writes a dummy ``▁`` and then the space's;
+* the stretch that starts the text is encoded exactly as spm encodes a text, a space it starts
+  with included (``" క్రాంతి"``: the dummy ``▁``, then the space's ``▁``), so a text without
+  added tokens gets exactly the processor's (and stock spm's) ids and ``decode`` gives its
+  spaces back. transformers' ``Metaspace`` pipeline writes no dummy before a text that starts
+  with a space (``▁క్రాంతి``), and so loses that space in ``decode``;
 * a stretch after an added token gets no dummy prefix: its space, if it has one, is its first
   word's ``▁``, and without one its first word has no ``▁`` (``"<s>ఒక"``: ``<s> ఒ క``);
 * the ``▁`` of a space *before* an added token stays (``▁ఇది ▁ <s>``): brahmic_pua models keep
@@ -23,21 +26,133 @@ only:
 
 Decoding mirrors it: the ids before the first literal token decode as spm decodes a text (the
 dummy ``▁`` is no space), every run after one decodes with its first ``▁`` as a space. So
-``decode(encode(text)) == N(text)`` for every text with added tokens in it, except that a space
-that starts the text is its first ``▁`` and so not given back (as in transformers).
+``decode(encode(text)) == N(text)`` for every text with added tokens in it.
+
+Where the text is cut: transformers' trie finds the added tokens (the leftmost match, the
+longest there), anywhere in the text; here an added token that is not special matches only
+where it starts and ends on a cluster boundary of the text (:func:`cut`), so no token splits a
+cluster (guarantee 2): with ``భారత`` added, ``"భారతి"`` is the model's pieces of the word, not
+``భారత`` and the vowel sign ``ి`` in bytes. Special tokens (``<s>``, ``</s>``, tokens added as
+special) match anywhere, as in transformers.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import re
+from collections.abc import Callable, Container, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import Any, Protocol
 
 from brahmic_pua.model.proto import model_pb2
 from brahmic_pua.runtime.processor import SentencePieceProcessor
+from brahmic_pua.segment import segment as clusters
 
 #: A token's characters in the caller's string: ``text[start:end]``.
 Span = tuple[int, int]
+#: transformers' trie's mark of a node where a token ends (``Trie.data``: ``{"a": {"": 1}}``).
+ENDS = ""
+
+
+class TrieLike(Protocol):
+    """What the cut reads of transformers' ``Trie`` (``tokenizer.tokens_trie``): ``split``,
+    and its nested ``data`` dicts as its docstring shows them."""
+
+    data: dict[str, Any]
+
+    def split(self, text: str) -> list[str]: ...
+
+
+#: A piece of a cut text, and whether it is a match of an added token (else a stretch of text).
+Piece = tuple[str, bool]
+
+
+def cut(
+    text: str, trie: TrieLike, anywhere: Callable[[], Container[str]], policy: str
+) -> list[Piece]:
+    """``text`` cut into stretches and added tokens, as ``trie.split`` cuts it (the leftmost
+    match, the longest there), except that a token not in ``anywhere()`` (the special tokens)
+    matches only where it starts and ends on a cluster boundary of ``text`` (``segment(text,
+    policy)``). transformers matches added tokens before the model sees the text, so
+    ``భారత`` added would cut ``"భారతి"`` before its vowel sign, which the model then spells in
+    bytes: a token inside a cluster.
+
+    The trie's cut is kept where every token it found is allowed (always where it found none),
+    each piece that is a token's text a match, as transformers takes it; else the text is
+    walked again on the same trie, taking the leftmost longest allowed match each time. (The
+    trie's own lookahead can resume a partial match that failed at the character before, and
+    so cut out a piece that is no token, missing a token in it, where overlapping tokens
+    share characters; the walk does not copy that.) A token's text left in a stretch by the
+    walk is text: the flag, not the piece's text, says which pieces are matches."""
+    out: list[Piece] = []
+    allowed = None  # found on the first match: most texts have none
+    at = 0
+    for piece in trie.split(text):
+        matched = _holds(trie.data, piece)
+        if matched:
+            allowed = allowed or _allowed(text, anywhere(), policy)
+            if not allowed(at, at + len(piece)):  # walked again from the stretch before it
+                if out and not out[-1][1]:
+                    at -= len(out.pop()[0])
+                return out + _walk(text, trie.data, allowed, at)
+        out.append((piece, matched))
+        at += len(piece)
+    return out
+
+
+def _holds(data: dict[str, Any], word: str) -> bool:
+    """Whether ``word`` is one of the trie's tokens."""
+    node = data
+    for char in word:
+        found = node.get(char)
+        if found is None:
+            return False
+        node = found
+    return ENDS in node
+
+
+def _allowed(text: str, anywhere: Container[str], policy: str) -> Callable[[int, int], bool]:
+    """Whether the token ``text[start:end]`` may be cut out: a special one anywhere, any
+    other one only on cluster boundaries."""
+    boundaries = {0, *accumulate(map(len, clusters(text, policy)))}
+
+    def allowed(start: int, end: int) -> bool:
+        return (start in boundaries and end in boundaries) or text[start:end] in anywhere
+
+    return allowed
+
+
+def _walk(
+    text: str, data: dict[str, Any], allowed: Callable[[int, int], bool], at: int
+) -> list[Piece]:
+    """``text[at:]`` as the allowed matches and the stretches between them: from each
+    position the longest allowed match on the trie, the walk going on after it; a position
+    without one is text. Positions where no token starts are skipped by one search."""
+    out: list[Piece] = []
+    starts = re.compile("[" + "".join(map(re.escape, data)) + "]")
+    start, size = at, len(text)
+    found = starts.search(text, at)
+    while found is not None:
+        at = found.start()
+        node, end = data, None
+        for ahead in range(at, size):
+            step = node.get(text[ahead])
+            if step is None:
+                break
+            node = step
+            if ENDS in node and allowed(at, ahead + 1):
+                end = ahead + 1
+        if end is None:
+            found = starts.search(text, at + 1)
+            continue
+        if start < at:
+            out.append((text[start:at], False))
+        out.append((text[at:end], True))
+        start = end
+        found = starts.search(text, end)
+    if start < size:
+        out.append((text[start:], False))
+    return out
 
 
 class AddedTokenLike(Protocol):
@@ -56,6 +171,8 @@ class Part:
 
     segments: list[list[int]]
     token: int | None = None
+    #: Whether the cut found an added token here (:func:`cut`); a stretch of text if not.
+    matched: bool = False
 
     def text(self, source: str) -> str:
         return "".join(source[start:end] for start, end in self.segments)
@@ -93,19 +210,19 @@ class Part:
 
 def split(
     source: str,
-    pieces: Sequence[str],
+    pieces: Sequence[Piece],
     encoder: Mapping[str, int],
     decoder: Mapping[int, AddedTokenLike],
 ) -> list[Part]:
-    """``source`` cut by transformers' trie into ``pieces`` (stretches and added tokens, in
-    order), with ``PreTrainedTokenizer.tokenize``'s handling of ``lstrip``, ``rstrip`` and
+    """``source`` cut (:func:`cut`) into ``pieces`` (stretches and added tokens, in order),
+    with ``PreTrainedTokenizer.tokenize``'s handling of ``lstrip``, ``rstrip`` and
     ``single_word`` applied, each part keeping where its characters are in ``source``."""
     parts, at = [], 0
-    for piece in pieces:
-        parts.append(Part([[at, at + len(piece)]]))
+    for piece, matched in pieces:
+        parts.append(Part([[at, at + len(piece)]], matched=matched))
         at += len(piece)
     for i, part in enumerate(parts):
-        id = encoder.get(part.text(source))
+        id = encoder.get(part.text(source)) if part.matched else None
         added = None if id is None else decoder.get(id)
         if added is None:
             continue
@@ -122,8 +239,8 @@ def split(
             elif right is not None and right.segments and right.text(source)[0] != " ":
                 right.segments = part.segments + right.segments
                 part.segments = []
-    for part in parts:  # as transformers decides: a part whose text is an added token is one
-        part.token = encoder.get(part.text(source))
+    for part in parts:  # as transformers decides: a match whose text is an added token is one
+        part.token = encoder.get(part.text(source)) if part.matched else None
     return [part for part in parts if part.segments]
 
 
@@ -152,12 +269,11 @@ class Stretches:
             self.bare = SentencePieceProcessor(model_proto=proto.SerializeToString())
 
     def for_text(self, text: str, starts_text: bool) -> SentencePieceProcessor:
-        """The processor that encodes ``text``: with spm's dummy prefix where the text starts
-        with it and has no space of its own to be its ``▁``; also where the model squeezes
-        spaces and the stretch starts with one (spm strips that space and writes the dummy
-        ``▁`` in its place, the one ``▁`` the stretch then has)."""
-        spaced = text.startswith(" ")
-        prefixed = (starts_text and not spaced) or (spaced and self.collapses)
+        """The processor that encodes ``text``: the model's own (spm's dummy prefix) where the
+        stretch starts the text, whatever it starts with; also where the model squeezes spaces
+        and the stretch starts with one (spm strips that space and writes the dummy ``▁`` in
+        its place, the one ``▁`` the stretch then has)."""
+        prefixed = starts_text or (self.collapses and text.startswith(" "))
         return self.processor if prefixed else self.bare
 
     def encode(self, text: str, starts_text: bool) -> list[int]:

@@ -8,6 +8,7 @@ must fail. The two import tests run either way.
 
 from __future__ import annotations
 
+import functools
 import json
 import pickle
 import re
@@ -20,6 +21,9 @@ from typing import Any
 import pytest
 import sentencepiece as stock
 from conftest import TE_SAMPLE, sample, sample_held_out
+from hypothesis import given
+from hypothesis import strategies as st
+from strategies import texts
 
 import brahmic_pua
 from brahmic_pua.cli.demo import sample_lines
@@ -70,6 +74,48 @@ def test_ids_tokens_and_text_equal_brahmic_pua_on_every_line(
             assert not any(PRIVATE_USE.search(token) for token in tokens), line
     assert tok.encode(lines[0]) == with_bos[0]  # the single-text entry points
     assert tok.decode(with_bos[0]) == f"{tok.bos_token} {texts[0]}"  # ▁ after <s>: a space
+
+
+#: Whitespace at a text's ends and between its words: spaces, tabs, runs of them.
+WHITESPACE = st.sampled_from(["", " ", "  ", "   ", "\t", "\t\t", " \t", "\t ", " \t "])
+#: Words of real text, and nasty text without < (which would spell <s>, a special token).
+WORD = st.one_of(
+    st.sampled_from(" ".join(TELUGU[:150]).split()), texts.map(lambda t: t.replace("<", "("))
+)
+
+
+@functools.cache
+def cached(hf: ModuleType, model: Path) -> tuple[brahmic_pua.SentencePieceProcessor, Any]:
+    """One processor and tokenizer per model (hypothesis calls a test hundreds of times)."""
+    return processor(model), load(hf, model)
+
+
+@pytest.mark.parametrize("model_name", ["unigram", "bpe"])
+@given(
+    lead=WHITESPACE,
+    words=st.lists(st.tuples(WORD, WHITESPACE), max_size=5),
+    trail=WHITESPACE,
+)
+def test_whitespace_at_either_end_gives_the_processors_ids_and_text(
+    hf: ModuleType,
+    sample_models: dict[str, Path],
+    model_name: str,
+    lead: str,
+    words: list[tuple[str, str]],
+    trail: str,
+) -> None:
+    """A text that starts (or ends) with spaces or tabs gets the processor's ids, the
+    dummy ▁ and each space's ▁ both, and its spaces back from decode."""
+    sp, tok = cached(hf, sample_models[model_name])
+    text = lead + "".join(word + space for word, space in words) + trail
+    want = sp.encode(text)
+    assert tok(text, add_special_tokens=False)["input_ids"] == want
+    assert tok([text, "ఇది"], add_special_tokens=False)["input_ids"][0] == want  # a batch
+    assert tok.tokenize(text) == sp.id_to_piece(want)
+    ids = tok(text)["input_ids"]
+    assert ids == [sp.bos_id(), *want]
+    assert tok.decode(ids, skip_special_tokens=True) == sp.decode(want)
+    assert tok.decode(want) == sp.decode(want)
 
 
 def test_whole_vocabulary_is_readable_and_invertible(
