@@ -133,6 +133,7 @@ PROJECT_TESTS = {
     "test_examples.py",  # examples/ keep working
     "test_experiment_levers.py",  # examples/perplexity's levers (regularize, composed, gpt)
     "test_experiment_tools.py",  # examples/perplexity's modules
+    "test_figures.py",  # tools/figures.py: the figures the documentation shows
     "test_identity.py",  # model files byte-identical to bench/identity.json
     "test_launch.py",  # brahmic_pua_launch.py, the console script's entry
     "test_layers.py",  # this file
