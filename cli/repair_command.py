@@ -97,7 +97,9 @@ def _repair_vocabulary(
 
 
 @click.command("repair", cls=Command, context_settings=SETTINGS)
-@model_option("A plain spm .model.")
+# No notice for a plain model: a plain model is the only input repair takes (a brahmic_pua
+# one is refused in one line, brahmic_pua.evaluation.repair.load_plain).
+@model_option("A plain spm .model.", plain_expected=True)
 @click.option(
     "--output",
     type=click.Path(dir_okay=False),

@@ -336,6 +336,15 @@ def extract(model: bytes, source: str) -> Manifest | None:
     return read(model, source)[1]
 
 
+def has_manifest(model: bytes, source: str) -> bool:
+    """Whether a serialized model carries a brahmic_pua manifest field (False: a plain
+    SentencePiece model), told by one parse without reading the manifest, as a caller that
+    only tells the two kinds apart needs (the CLI's notice for a plain model); whether the
+    manifest is sound is :func:`read`'s to say. A :class:`ModelFileError` for bytes that are
+    no model."""
+    return bool(_parse(model, source).HasExtension(MANIFEST))
+
+
 def read(model: bytes, source: str) -> tuple[Any, Manifest | None]:
     """The parsed ModelProto and its manifest (see :func:`extract`): one parse for a loader
     that needs the model's pieces and options as well as the manifest."""
