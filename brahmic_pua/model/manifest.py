@@ -41,6 +41,7 @@ from typing import Any, Final
 from brahmic_pua.codec import PUACodec
 from brahmic_pua.codec.table_file import check_document, quoted
 from brahmic_pua.io.digest import json_fingerprint
+from brahmic_pua.io.wording import counted
 from brahmic_pua.model.proto import MANIFEST, MANIFEST_FIELD, model_pb2
 from brahmic_pua.model.rule_check import RuleError, check_rules
 from brahmic_pua.normalize import Normalizer, check_mode, normalizer
@@ -133,7 +134,7 @@ class Manifest:
         the payload's size, JSON nesting and schema (:data:`SCHEMA`) are checked before
         anything is built from it. Every failure is one line of :class:`ModelFileError`."""
         if len(data) > MAX_PAYLOAD:
-            raise _damaged(source, f"{len(data):,} bytes, more than {MAX_PAYLOAD:,}")
+            raise _damaged(source, f"{counted(len(data), 'byte')}, more than {MAX_PAYLOAD:,}")
         try:
             body = json.loads(data.decode("utf-8"))
         except RecursionError:  # C json recurses per level: "[" * 200000 ends here, at once
