@@ -24,7 +24,12 @@ def _load(path: str) -> Audited:
 
 
 @click.command("audit", cls=Command, context_settings=SETTINGS)
-@model_option("A SentencePiece .model (plain or brahmic_pua) or a Hugging Face tokenizer.json.")
+# No notice for a plain model: judging the tokenizer someone already has, plain spm's above
+# all, is what audit is for, and its report counts the clusters the model breaks.
+@model_option(
+    "A SentencePiece .model (plain or brahmic_pua) or a Hugging Face tokenizer.json.",
+    plain_expected=True,
+)
 @inputs_option("Also audit the encoding of this UTF-8 text file, one text per line (repeatable).")
 @json_option("Print the report as JSON.")
 def audit_command(model_path: str, inputs: tuple[str, ...], as_json: bool) -> None:

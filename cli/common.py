@@ -17,6 +17,7 @@ import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 import click
@@ -25,7 +26,8 @@ from click.decorators import FC
 from brahmic_pua import CodecFileError, ModelFileError, PUACodec, SentencePieceProcessor
 from brahmic_pua.io.atomic import atomic_output, check_writable, write_atomic_many
 from brahmic_pua.io.lines import file_lines, stream_lines
-from brahmic_pua.model.manifest import extract
+from brahmic_pua.model.manifest import extract, has_manifest
+from brahmic_pua.model.model_file import read_model_file
 from brahmic_pua.model.pieces import vocab_text as render_vocab
 from brahmic_pua.model.proto import parse_model
 from brahmic_pua.trainer.options import (
@@ -98,10 +100,22 @@ class Command(click.Command):
     """Every command's class: click reads the word after an option with an optional value as
     its value, so ``--json FILE`` would read FILE as the boolean. Before parsing, a boolean
     option (:func:`bool_option`) followed by anything but a boolean word is spelled
-    ``--flag=true`` (through the public ``parse_args`` hook)."""
+    ``--flag=true`` (through the public ``parse_args`` hook).
+
+    It is also the one place that says a model is plain (:func:`plain_models`): a run given a
+    plain SentencePiece model where a brahmic_pua one is meant ends with one line on stderr,
+    printed after the command has succeeded, so that stdout, the exit status and a failed
+    run's one error line are what they are without it."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         return super().parse_args(ctx, spelled_booleans(self, args))
+
+    def invoke(self, ctx: click.Context) -> Any:
+        plain = plain_models(self, ctx)  # before the run, which may write over its --model
+        result = super().invoke(ctx)
+        for path in plain:
+            click.echo(PLAIN_MODEL_NOTICE.format(path=path), err=True)
+        return result
 
 
 def spelled_booleans(command: click.Command, args: list[str]) -> list[str]:
@@ -168,14 +182,63 @@ def check_passed_flags(extra: Sequence[str], ctx: click.Context | None = None) -
     return flags
 
 
-def required_file(flag: str, dest: str, help: str) -> Callable[[FC], FC]:
+def required_file(flag: str, dest: str, help: str, **attrs: Any) -> Callable[[FC], FC]:
     """A required option naming an existing file: ``--model``, ``--codec``."""
-    return click.option(flag, dest, required=True, type=FILE, help=help)
+    return click.option(flag, dest, required=True, type=FILE, help=help, **attrs)
 
 
-def model_option(help: str = "A .model file.") -> Callable[[FC], FC]:
-    """``--model`` (parameter ``model_path``), with the help its command gives it."""
-    return required_file("--model", "model_path", help)
+#: What a run given a plain model prints on stderr, once, after it succeeded (:class:`Command`).
+#: Plain models are supported on purpose, so this is a notice and not an error: the model is
+#: used as stock uses it, and nothing in its pieces keeps a cluster whole.
+PLAIN_MODEL_NOTICE = (
+    "brahmic_pua: {path} is a plain SentencePiece model (no brahmic_pua manifest): it is used "
+    "as stock would use it, with no cluster guarantee; train one with `brahmic-pua train` for "
+    "clusters kept whole"
+)
+
+
+class ModelOption(click.Option):
+    """``--model``. A run given a plain model says so (:data:`PLAIN_MODEL_NOTICE`) unless the
+    command declares ``plain_expected``: a plain model is what it exists to inspect or fix."""
+
+    def __init__(self, *args: Any, plain_expected: bool = False, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.plain_expected = plain_expected
+
+
+def model_option(
+    help: str = "A .model file.", *, plain_expected: bool = False
+) -> Callable[[FC], FC]:
+    """``--model`` (parameter ``model_path``), with the help its command gives it; see
+    :class:`ModelOption` for ``plain_expected``."""
+    return required_file(
+        "--model", "model_path", help, cls=ModelOption, plain_expected=plain_expected
+    )
+
+
+def plain_models(command: click.Command, ctx: click.Context) -> list[str]:
+    """The files given to ``command``'s ``--model`` (unless plain is what it expects) that are
+    plain SentencePiece models, each once."""
+    found: list[str] = []
+    for param in command.params:
+        if isinstance(param, ModelOption) and not param.plain_expected and param.name:
+            path = ctx.params.get(param.name)
+            if isinstance(path, str) and path not in found and is_plain_model(path):
+                found.append(path)
+    return found
+
+
+def is_plain_model(path: str) -> bool:
+    """Whether ``path`` is a regular file holding a plain SentencePiece model (no manifest),
+    read by the one model reader. Anything else is False, and quietly: a file that is no model
+    is the command's own error to report, and a pipe or a device is not read here, as that
+    would take the model away from the command (``--model <(...)``)."""
+    if not Path(path).is_file():
+        return False
+    try:
+        return not has_manifest(read_model_file(path), path)
+    except (ModelFileError, OSError):
+        return False
 
 
 def inputs_option(help: str) -> Callable[[FC], FC]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import click
 
 from brahmic_pua.integrations.shards import DEFAULT_SHARD_BYTES, encode_corpus
+from brahmic_pua.io.wording import counted
 from brahmic_pua.trainer.engine import ENGINES
 from brahmic_pua.trainer.ray_count import import_ray
 
@@ -76,7 +77,7 @@ def encode_corpus_command(
         progress=progress is not False,
     )
     click.echo(
-        f"wrote {len(index['shards'])} shards, {index['tokens']:,} tokens "
-        f"({index['dtype']}) of {index['lines']:,} lines to {output}",
+        f"wrote {counted(len(index['shards']), 'shard')}, {counted(index['tokens'], 'token')} "
+        f"({index['dtype']}) of {counted(index['lines'], 'line')} to {output}",
         err=True,
     )

@@ -27,7 +27,10 @@ from .common import (
 
 
 @click.command("eval", cls=Command, context_settings=SETTINGS)
-@model_option("The .model to measure.")
+# No notice for a plain model, as --model or as --baseline: eval measures any tokenizer, the
+# plain one a user already has included (docs/evaluate.md), and its orphan-mark and
+# cluster-split rows show what a notice would say.
+@model_option("The .model to measure.", plain_expected=True)
 @click.option(
     "--baseline", "baseline_path", type=FILE, help="A .model to compare with (NSL reference)."
 )

@@ -15,6 +15,7 @@ from typing import BinaryIO
 import click
 
 from brahmic_pua.evaluation.repair import IdRepair, Measure, load_plain, measure, repair_vocabulary
+from brahmic_pua.io.wording import counted
 from brahmic_pua.model.model_file import read_model_file
 
 from .common import (
@@ -64,7 +65,7 @@ def _repair_ids(model_path: str, stream: BinaryIO, output: str | None, use_bytes
                 tokens[n] += len(row)
                 orphans[n] += sum(i in repair.orphans for i in row)
     click.echo(
-        f"{lines:,} lines: {tokens[0]:,} → {tokens[1]:,} tokens, "
+        f"{counted(lines, 'line')}: {tokens[0]:,} → {counted(tokens[1], 'token')}, "
         f"orphan-mark tokens {orphans[0]:,} → {orphans[1]:,}",
         err=True,
     )
@@ -97,7 +98,9 @@ def _repair_vocabulary(
 
 
 @click.command("repair", cls=Command, context_settings=SETTINGS)
-@model_option("A plain spm .model.")
+# No notice for a plain model: a plain model is the only input repair takes (a brahmic_pua
+# one is refused in one line, brahmic_pua.evaluation.repair.load_plain).
+@model_option("A plain spm .model.", plain_expected=True)
 @click.option(
     "--output",
     type=click.Path(dir_okay=False),

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from brahmic_pua.io.wording import counted
+
 ESCAPE = "\ue000"
 ESCAPED_LITERALS = {"\u2581": "\ue001", "\u2585": "\ue002"}
 RESERVED = frozenset({ESCAPE, *ESCAPED_LITERALS.values()})
@@ -46,7 +48,7 @@ def allocate(
     """
     if len(ranked) > CAPACITY:
         raise ValueError(
-            f"{len(ranked):,} clusters do not fit the {CAPACITY:,} Private Use codes; "
+            f"{counted(len(ranked), 'cluster')} do not fit the {CAPACITY:,} Private Use codes; "
             "pass fewer scripts or a coarser policy"
         )
     codes: dict[str, int] = {}

@@ -10,6 +10,7 @@ from typing import Any
 
 from brahmic_pua.codec.layout import CAPACITY, FIRST_CODE, PUA_RANGES
 from brahmic_pua.io.digest import json_fingerprint
+from brahmic_pua.io.wording import counted
 from brahmic_pua.orthography.unicode_tables import SCRIPT_NAMES, UNICODE_VERSION
 from brahmic_pua.segment.patterns import POLICIES
 
@@ -155,11 +156,11 @@ def quoted(value: object) -> str:
     an object by its size (its repr may be megabytes, or too deep to write), an int of
     thousands of digits by their number, a string cut short (repr escapes line breaks)."""
     if isinstance(value, list):
-        return f"a list of {len(value):,} items"
+        return f"a list of {counted(len(value), 'item')}"
     if isinstance(value, dict):
-        return f"an object of {len(value):,} keys"
+        return f"an object of {counted(len(value), 'key')}"
     if type(value) is int and abs(value) >= 10**40:
-        return f"an integer of {len(str(abs(value)))} digits"
+        return f"an integer of {counted(len(str(abs(value))), 'digit')}"
     text = repr(value[:40] + "..." if isinstance(value, str) and len(value) > 40 else value)
     return text
 
@@ -168,7 +169,7 @@ def _list(value: object, what: str, longest: int) -> list[Any]:
     if not isinstance(value, list):
         raise ValueError(f"{what} is {quoted(value)}, not a list")
     if len(value) > longest:
-        raise ValueError(f"{what} has {len(value):,} items, more than {longest:,}")
+        raise ValueError(f"{what} has {counted(len(value), 'item')}, more than {longest:,}")
     return value
 
 

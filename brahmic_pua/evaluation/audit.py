@@ -37,6 +37,7 @@ from brahmic_pua.evaluation import metrics
 from brahmic_pua.evaluation.evaluate import text_metrics
 from brahmic_pua.evaluation.report import grid, labels_of, table
 from brahmic_pua.evaluation.tokenizer_json import BYTE_PIECE, SPACE, HFTokenizer
+from brahmic_pua.io.wording import counted
 from brahmic_pua.model.manifest import NotAModelError
 from brahmic_pua.model.protocol import Processor
 from brahmic_pua.model.script_ids import (
@@ -230,8 +231,8 @@ def format_report(report: dict[str, Any]) -> str:
     vocabulary = report["vocabulary"]
     usable = vocabulary["scripts"]["total"]["pieces"]
     lines = [
-        f"{report['model'] or 'model'}: {report['kind']}, {vocabulary['size']} pieces "
-        f"({usable} usable, {vocabulary['special']} control/unknown/unused)",
+        f"{report['model'] or 'model'}: {report['kind']}, {counted(vocabulary['size'], 'piece')} "
+        f"({usable:,} usable, {vocabulary['special']:,} control/unknown/unused)",
         "",
     ]
     pieces = [["vocabulary", "pieces", *_HEADERS]]

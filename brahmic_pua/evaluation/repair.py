@@ -43,6 +43,7 @@ from brahmic_pua.evaluation.metrics import (
     orphan_marks_per_1000,
     total_tokens,
 )
+from brahmic_pua.io.wording import counted
 from brahmic_pua.model.loader import load_model
 from brahmic_pua.model.manifest import ModelFileError
 from brahmic_pua.model.pieces import (
@@ -131,7 +132,9 @@ class IdRepair:
         run: list[int] = []
         for i in ids:
             if not 0 <= i < self.size:
-                raise IndexError(f"piece id {i} is out of range: the model has {self.size} pieces")
+                raise IndexError(
+                    f"piece id {i} is out of range: the model has {counted(self.size, 'piece')}"
+                )
             if self._byte[i] >= 0:
                 run.append(i)
                 continue
@@ -241,11 +244,13 @@ class VocabularyRepair:
         listed = ", ".join(self.disabled[:EXAMPLES]) + (
             ", …" if len(self.disabled) > EXAMPLES else ""
         )
-        disabled = f"{len(self.disabled)} mark-start pieces set UNUSED"
+        disabled = f"{counted(len(self.disabled), 'mark-start piece')} set UNUSED"
         lines = [disabled + (f" ({listed})" if listed else "")]
         if self.kept:
             why = "asked to keep them" if self.byte_fallback else "no byte fallback to spell them"
-            lines.append(f"{len(self.kept)} lone marks kept ({why}): {' '.join(self.kept)}")
+            lines.append(
+                f"{counted(len(self.kept), 'lone mark')} kept ({why}): {' '.join(self.kept)}"
+            )
         return lines
 
 

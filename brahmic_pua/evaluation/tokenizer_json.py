@@ -23,6 +23,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any, TypeVar
 
+from brahmic_pua.io.wording import counted
+
 INSTALL_HF = "pip install 'brahmic-pua[hf]' (or pip install tokenizers)"
 
 SPACE = "\u2581"
@@ -172,7 +174,8 @@ class HFTokenizer:
         size = max(max(ids, default=-1) + 1, self._tokenizer.get_vocab_size(with_added_tokens=True))
         if size > len(ids) + _MAX_GAP:  # a table of unused ids that would not fit in memory
             raise ValueError(
-                f"{path}: its ids run to {size - 1} for {len(ids)} tokens; renumber the vocabulary"
+                f"{path}: its ids run to {size - 1} for {counted(len(ids), 'token')}; renumber the "
+                "vocabulary"
             )
         unk = model.get("unk_token")
         unk_id = model.get("unk_id")
@@ -248,7 +251,8 @@ class HFTokenizer:
         except TimeoutError:
             raise ValueError(
                 f"{self._path}: tokenizers took over {seconds:.3g} s to encode "
-                f"{sum(map(len, texts))} characters: its pre-tokenizer's regex likely backtracks; "
+                f"{counted(sum(map(len, texts)), 'character')}: its pre-tokenizer's regex "
+                "likely backtracks; "
                 "rewrite the regex without nested quantifiers such as (a+)+"
             ) from None
         except BaseException as error:  # tokenizers raises a bare Exception, or panics

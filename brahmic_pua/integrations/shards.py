@@ -40,6 +40,7 @@ from brahmic_pua.io.lines import Span, expand_inputs, plan_spans
 from brahmic_pua.io.lock import Held, exclusive
 from brahmic_pua.io.npy import DTYPES, HEADER_BYTES, dtype_for
 from brahmic_pua.io.progress import Progress
+from brahmic_pua.io.wording import counted
 from brahmic_pua.io.workers import exit_with_parent, kill_workers, sigint_ignored_by_children
 from brahmic_pua.model.model_file import read_model_file
 from brahmic_pua.runtime.processor import SentencePieceProcessor
@@ -328,7 +329,9 @@ class _Progress:
         self.new_bytes = 0
         self.bar = Progress(enabled, "encoding shards", self.total_bytes or None)
         if done:
-            self.bar.note(f"resuming: {len(done)} of {self.total} shards already complete")
+            self.bar.note(
+                f"resuming: {len(done):,} of {counted(self.total, 'shard')} already complete"
+            )
         self.bar.update(self._bytes(), self._detail())
 
     def update(self, record: Record) -> None:
@@ -344,8 +347,9 @@ class _Progress:
         tokens = sum(r["tokens"] for r in records)
         rate = self.new_bytes / 1e6 / max(time.monotonic() - self.started, 1e-9)
         return (
-            f"encoded {len(records)}/{self.total} shards, {self._bytes() / 1e6:,.1f}/"
-            f"{self.total_bytes / 1e6:,.1f} MB, {tokens:,} tokens, {rate:,.1f} MB/s"
+            f"encoded {len(records):,}/{counted(self.total, 'shard')}, "
+            f"{self._bytes() / 1e6:,.1f}/{self.total_bytes / 1e6:,.1f} MB, "
+            f"{counted(tokens, 'token')}, {rate:,.1f} MB/s"
         )
 
     def finish(self) -> None:

@@ -16,6 +16,8 @@ from array import array
 from pathlib import Path
 from typing import BinaryIO
 
+from brahmic_pua.io.wording import counted
+
 MAGIC = b"\x93NUMPY\x01\x00"
 #: Header size, magic included: a multiple of 64 as NumPy writes it, room for any 1-D shape.
 HEADER_BYTES = 128
@@ -69,5 +71,7 @@ def read_ids(path: str | Path) -> tuple[str, array[int]]:
     if sys.byteorder == "big":
         ids.byteswap()
     if len(ids) != fields["shape"][0]:
-        raise ValueError(f"{path} holds {len(ids)} items, its header says {fields['shape'][0]}")
+        raise ValueError(
+            f"{path} holds {counted(len(ids), 'item')}, its header says {fields['shape'][0]}"
+        )
     return dtype, ids

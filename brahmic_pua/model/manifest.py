@@ -41,6 +41,7 @@ from typing import Any, Final
 from brahmic_pua.codec import PUACodec
 from brahmic_pua.codec.table_file import check_document, quoted
 from brahmic_pua.io.digest import json_fingerprint
+from brahmic_pua.io.wording import counted
 from brahmic_pua.model.proto import MANIFEST, MANIFEST_FIELD, model_pb2
 from brahmic_pua.model.rule_check import RuleError, check_rules
 from brahmic_pua.normalize import Normalizer, check_mode, normalizer
@@ -133,7 +134,7 @@ class Manifest:
         the payload's size, JSON nesting and schema (:data:`SCHEMA`) are checked before
         anything is built from it. Every failure is one line of :class:`ModelFileError`."""
         if len(data) > MAX_PAYLOAD:
-            raise _damaged(source, f"{len(data):,} bytes, more than {MAX_PAYLOAD:,}")
+            raise _damaged(source, f"{counted(len(data), 'byte')}, more than {MAX_PAYLOAD:,}")
         try:
             body = json.loads(data.decode("utf-8"))
         except RecursionError:  # C json recurses per level: "[" * 200000 ends here, at once
@@ -334,6 +335,15 @@ def extract(model: bytes, source: str) -> Manifest | None:
     manifest is checked against the model's own rules (:func:`_check_rules`).
     """
     return read(model, source)[1]
+
+
+def has_manifest(model: bytes, source: str) -> bool:
+    """Whether a serialized model carries a brahmic_pua manifest field (False: a plain
+    SentencePiece model), told by one parse without reading the manifest, as a caller that
+    only tells the two kinds apart needs (the CLI's notice for a plain model); whether the
+    manifest is sound is :func:`read`'s to say. A :class:`ModelFileError` for bytes that are
+    no model."""
+    return bool(_parse(model, source).HasExtension(MANIFEST))
 
 
 def read(model: bytes, source: str) -> tuple[Any, Manifest | None]:

@@ -25,6 +25,7 @@ import stat
 from pathlib import Path
 from typing import Final
 
+from brahmic_pua.io.wording import counted
 from brahmic_pua.model.manifest import ModelReadError, NotAModelError, _not_a_model, _text_head
 
 #: The largest model file read: protobuf parses no message of 2 GiB or more (its sizes are
@@ -48,14 +49,14 @@ def read_model_file(path: str | Path) -> bytes:
             info = os.fstat(file.fileno())
             known = info.st_size if stat.S_ISREG(info.st_mode) and info.st_size else None
             if known is not None and known > MAX_MODEL_BYTES:
-                raise _too_large(name, f"{known:,} bytes")
+                raise _too_large(name, counted(known, "byte"))
             head = file.read(HEAD_BYTES)
             _check_head(head, name, known if len(head) == HEAD_BYTES else len(head))
             chunks, total = [head], len(head)
             while len(head) == HEAD_BYTES and (chunk := file.read(_CHUNK)):
                 total += len(chunk)
                 if total > MAX_MODEL_BYTES:
-                    raise _too_large(name, f"over {total:,} bytes and not at its end")
+                    raise _too_large(name, f"over {counted(total, 'byte')} and not at its end")
                 chunks.append(chunk)
     except OSError as error:
         raise ModelReadError(f"cannot read model {name}: {error.strerror}") from None
@@ -102,7 +103,8 @@ def _wire_error(head: bytes, size: int | None) -> str | None:
         else:
             at += 8 if wire == 1 else 4
         if size is not None and at > size:
-            return f"field {field} at byte {start} runs past the end of the file ({size:,} bytes)"
+            end = counted(size, "byte")
+            return f"field {field} at byte {start} runs past the end of the file ({end})"
     return None
 
 

@@ -50,6 +50,7 @@ from typing import Any
 
 from brahmic_pua.codec import PUACodec
 from brahmic_pua.codec.layout import is_private_use
+from brahmic_pua.io.wording import counted
 from brahmic_pua.model.loader import load_model
 from brahmic_pua.model.manifest import embed
 from brahmic_pua.model.pieces import (
@@ -87,7 +88,7 @@ class FilterResult:
         """``name: N pieces disabled (examples); note``: one line for a report."""
         listed = ", ".join(self.pieces[:EXAMPLES])
         more = ", …" if len(self.pieces) > EXAMPLES else ""
-        text = f"{self.name}: {len(self.ids)} pieces disabled"
+        text = f"{self.name}: {counted(len(self.ids), 'piece')} disabled"
         text += f" ({listed}{more})" if self.ids else ""
         return f"{text}; {self.note}" if self.note else text
 
@@ -302,7 +303,9 @@ def filter_model(
         elif name == "mark-start":
             ids, spared = mark_start_ids(model, vocab.text, keep=vocab.required)
             kept = sum(starts_with_mark(model.pieces[i].piece) for i in spared)
-            note = f"{kept} lone marks kept: no byte fallback to spell them" if kept else ""
+            note = (
+                f"{counted(kept, 'lone mark')} kept: no byte fallback to spell them" if kept else ""
+            )
             results.append(vocab.disable(name, ids, note))
         elif name == "seed-absorb":
             strict = [units(s) for s in seeds.strict]
@@ -336,8 +339,8 @@ def _theta(
     ids = [i for i, body in extensions.items() if counts[body] < limit]
     rule = f"{per_million:g} per million words" if per_million is not None else "a count"
     note = (
-        f"θ = {math.ceil(limit):,} ({rule}) over {words:,} corpus words; "
-        f"{len(extensions)} pieces extend an ambiguous seed"
+        f"θ = {math.ceil(limit):,} ({rule}) over {counted(words, 'corpus word')}; "
+        f"{counted(len(extensions), 'piece extends', 'pieces extend')} an ambiguous seed"
     )
     return vocab.disable("theta", ids, note)
 

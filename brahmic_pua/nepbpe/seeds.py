@@ -27,6 +27,7 @@ from pathlib import Path
 
 from brahmic_pua.codec.layout import is_private_use
 from brahmic_pua.io.lines import line_text, split_text
+from brahmic_pua.io.wording import counted
 from brahmic_pua.model.pieces import SPACE, starts_with_mark
 from brahmic_pua.normalize.nfc import nfc
 from brahmic_pua.segment import segment
@@ -156,7 +157,7 @@ def parse_curated(text: str, source: str) -> tuple[CuratedSeed, ...]:
         fields = line.split("\t")
         if len(fields) != 3:
             raise SeedError(
-                f"{where}: {len(fields)} tab-separated fields, expected 3: "
+                f"{where}: {counted(len(fields), 'tab-separated field')}, expected 3: "
                 "seed<TAB>strict|ambiguous<TAB>source or reason"
             )
         seed, kind, reason = (field.strip() for field in fields)

@@ -42,6 +42,7 @@ from itertools import islice
 
 from brahmic_pua.io.digest import fingerprint
 from brahmic_pua.io.lines import file_lines, split_text
+from brahmic_pua.io.wording import counted
 from brahmic_pua.normalize.spellings import composites
 
 ZWJ = "\u200d"
@@ -331,13 +332,14 @@ def check_table_size(rules: Sequence[tuple[str, str]]) -> None:
     """A one-line ValueError for a table over the bounds, before the quadratic check runs."""
     if len(rules) > MAX_FOLDING_RULES:
         raise ValueError(
-            f"{len(rules)} folding rules: at most {MAX_FOLDING_RULES} (each is checked against "
-            "every other when a model loads)"
+            f"{counted(len(rules), 'folding rule')}: at most {MAX_FOLDING_RULES} (each is checked "
+            "against every other when a model loads)"
         )
     for pattern, replacement in rules:
         if max(len(pattern), len(replacement)) > MAX_FOLDING_TEXT:
             raise ValueError(
-                f"a folding rule of {max(len(pattern), len(replacement))} code points: at most "
+                f"a folding rule of {counted(max(len(pattern), len(replacement)), 'code point')}: "
+                f"at most "
                 f"{MAX_FOLDING_TEXT} in a pattern or a replacement"
             )
 

@@ -8,6 +8,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from brahmic_pua.codec import PUACodec
+from brahmic_pua.io.wording import counted
 from brahmic_pua.model.pieces import starts_with_mark
 from brahmic_pua.orthography.classify import script_of_char
 
@@ -58,17 +59,17 @@ def plan(
         if kept <= free:
             return AlphabetPlan(len(symbols), kept, SPM_COVERAGE)
         raise ValueError(
-            f"vocab_size={vocab_size} has room for {max(free, 0):,} symbols, and without byte "
-            f"fallback SentencePiece keeps {kept:,} of the corpus's {len(symbols):,} (its "
-            f"character_coverage={SPM_COVERAGE}); use vocab_size >= {reserved + kept} (more "
-            "leaves room for merged pieces), or turn byte_fallback on"
+            f"vocab_size={vocab_size} has room for {counted(max(free, 0), 'symbol')}, and "
+            f"without byte fallback SentencePiece keeps {kept:,} of the corpus's "
+            f"{len(symbols):,} (its character_coverage={SPM_COVERAGE}); use vocab_size >= "
+            f"{reserved + kept} (more leaves room for merged pieces), or turn byte_fallback on"
         )
     minimum = kept_at(ranked, MIN_COVERAGE)
     if free < minimum:
         raise ValueError(
             f"vocab_size={vocab_size} is too small for this corpus: SentencePiece keeps at least "
-            f"{MIN_COVERAGE:.0%} of the text as single symbols ({minimum:,} symbols here) and "
-            f"{fixed} pieces are reserved ({reserved} special"
+            f"{MIN_COVERAGE:.0%} of the text as single symbols ({counted(minimum, 'symbol')} here) "
+            f"and {counted(fixed, 'piece is', 'pieces are')} reserved ({reserved} special"
             + (f", {BYTE_PIECES} bytes" if byte_fallback else "")
             + f"); the smallest vocab_size that trains is {fixed + minimum} (more leaves room "
             "for merged pieces)"
@@ -102,9 +103,9 @@ def check_coverage(
     limit = vocab_size - reserved - (BYTE_PIECES if byte_fallback else 0)
     if kept > limit:
         raise ValueError(
-            f"character_coverage={coverage} keeps {kept:,} symbols but vocab_size={vocab_size} "
-            f"has room for {max(limit, 0):,}; lower the coverage, leave it out, or use "
-            f"vocab_size >= {vocab_size + kept - limit}"
+            f"character_coverage={coverage} keeps {counted(kept, 'symbol')} but "
+            f"vocab_size={vocab_size} has room for {max(limit, 0):,}; lower the coverage, leave "
+            f"it out, or use vocab_size >= {vocab_size + kept - limit}"
         )
 
 

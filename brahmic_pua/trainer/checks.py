@@ -17,6 +17,7 @@ from typing import Any
 from brahmic_pua.codec import PUACodec
 from brahmic_pua.codec.layout import ESCAPED_LITERALS, is_private_use
 from brahmic_pua.io.lists import comma_list
+from brahmic_pua.io.wording import counted
 from brahmic_pua.model.pieces import starts_with_mark
 from brahmic_pua.nepbpe.filters import SEED_FILTERS
 from brahmic_pua.normalize import normalize
@@ -169,8 +170,9 @@ def most_pieces(options: Mapping[str, Any], reserved: int, symbols: int, charact
 def beyond_corpus(vocab_size: int, most: int, characters: int) -> str:
     """The one line for a vocab_size over :func:`most_pieces`'s bound."""
     return (
-        f"vocab_size={vocab_size} is more than this corpus can give: its {characters:,} "
-        f"characters make at most {most:,} pieces; give a smaller vocab_size, or "
+        f"vocab_size={vocab_size} is more than this corpus can give: its "
+        f"{counted(characters, 'character makes', 'characters make')} at most "
+        f"{counted(most, 'piece')}; give a smaller vocab_size, or "
         "hard_vocab_limit=false for as many pieces as spm finds"
     )
 
@@ -202,7 +204,7 @@ def vocab_too_large(message: str, trains: int | None = None) -> str | None:
     size, most = found
     head = (
         f"SentencePiece could not train: vocab_size={size} is too high for this corpus: spm "
-        f"made only {most} pieces for it"
+        f"made only {counted(most, 'piece')} for it"
     )
     if trains is None:
         return f"{head}; use hard_vocab_limit=false (the model then has the pieces spm finds)"

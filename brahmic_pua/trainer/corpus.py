@@ -18,6 +18,7 @@ from typing import TextIO
 from brahmic_pua.codec.layout import ESCAPED_LITERALS
 from brahmic_pua.io.lines import BOM, Span, batched, line_text, not_a_file, read_lines
 from brahmic_pua.io.progress import Progress
+from brahmic_pua.io.wording import counted
 from brahmic_pua.normalize import Normalizer
 from brahmic_pua.segment.pieces import check_no_surrogates
 
@@ -65,7 +66,7 @@ class CorpusStats:
 
     def show(self, bar: Progress, final: bool = False) -> None:
         """These counts on the progress display: bytes (known for files) and lines."""
-        detail = f"{self.lines:,} lines"
+        detail = counted(self.lines, "line")
         if self.bytes:  # an iterator's lines are counted before their bytes are known
             detail = f"{self.bytes / 1e6:,.1f} MB, {detail}"
         if final:

@@ -30,6 +30,7 @@ from typing import TextIO
 
 import sentencepiece as spm
 
+from brahmic_pua.io.wording import counted
 from brahmic_pua.trainer.signals import signals_deferred
 
 #: spm's level once its log is read no more: brahmic_pua's default (errors only).
@@ -52,16 +53,16 @@ _CONTINUED = re.compile(r"\s|\w+ \{\}?$|\}$|$")
 
 _STAGES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
     (re.compile(r"Loading corpus"), lambda m: "reading the lines"),
-    (re.compile(r"Loaded all (\d+) sentences"), lambda m: f"{int(m[1]):,} lines read"),
+    (re.compile(r"Loaded all (\d+) sentences"), lambda m: f"{counted(int(m[1]), 'line')} read"),
     (re.compile(r"Normalizing sentences"), lambda m: "normalizing"),
-    (re.compile(r"Alphabet size=(\d+)"), lambda m: f"alphabet of {int(m[1]):,} symbols"),
+    (re.compile(r"Alphabet size=(\d+)"), lambda m: f"alphabet of {counted(int(m[1]), 'symbol')}"),
     (
         re.compile(r"Making suffix array|Extracting (seed|frequent)"),
         lambda m: "finding seed pieces",
     ),
-    (re.compile(r"Initialized (\d+) seed"), lambda m: f"{int(m[1]):,} seed pieces"),
+    (re.compile(r"Initialized (\d+) seed"), lambda m: counted(int(m[1]), "seed piece")),
     (re.compile(r"Tokenizing input sentences"), lambda m: "splitting the lines into words"),
-    (re.compile(r"Completed (\d+) merge steps"), lambda m: f"{int(m[1]):,} merges"),
+    (re.compile(r"Completed (\d+) merge steps"), lambda m: counted(int(m[1]), "merge")),
     (re.compile(r"Saving model"), lambda m: "saving"),
 ]
 _EM = re.compile(r"EM sub_iter=\d+ size=(\d+)")
@@ -108,11 +109,11 @@ class SpmLog:
     def _read(self, message: str) -> None:
         if (em := _EM.match(message)) is not None:
             self.iterations += 1
-            self.show(f"EM iteration {self.iterations}, {int(em[1]):,} pieces")
+            self.show(f"EM iteration {self.iterations}, {counted(int(em[1]), 'piece')}")
         elif (merged := _MERGED.match(message)) is not None:
-            self.show(f"{int(merged[1]):,} merges")
+            self.show(counted(int(merged[1]), "merge"))
         elif (added := _ADDED.match(message)) is not None:
-            self.show(f"{int(added[1]):,} pieces")
+            self.show(counted(int(added[1]), "piece"))
         else:
             for pattern, say in _STAGES:
                 if (found := pattern.match(message)) is not None:

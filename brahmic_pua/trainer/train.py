@@ -21,6 +21,7 @@ from brahmic_pua.codec import PUACodec
 from brahmic_pua.codec.layout import RESERVED
 from brahmic_pua.io.atomic import check_writable, write_atomic_many
 from brahmic_pua.io.progress import Phases
+from brahmic_pua.io.wording import counted
 from brahmic_pua.model.compile import compile_rules
 from brahmic_pua.model.manifest import Manifest, embed
 from brahmic_pua.model.pieces import (
@@ -103,29 +104,31 @@ class TrainReport:
             f"{self.model_file} and {self.vocab_file}" if self.model_file else "the model_writer"
         )
         parts = [
-            f"wrote {written}: {self.lines:,} lines, "
-            f"{self.clusters:,} clusters in the table, {a.kept:,} of {a.symbols:,} symbols "
-            f"kept (character_coverage={a.character_coverage:.6f}), "
-            f"{self.disabled_pieces} pieces starting with a mark disabled"
+            f"wrote {written}: {counted(self.lines, 'line')}, "
+            f"{counted(self.clusters, 'cluster')} in the table, {a.kept:,} of "
+            f"{counted(a.symbols, 'symbol')} kept (character_coverage={a.character_coverage:.6f}), "
+            f"{counted(self.disabled_pieces, 'piece')} starting with a mark disabled"
         ]
         if self.lines_too_long:
             parts.append(
-                f"{self.lines_too_long:,} lines longer than max_sentence_length="
-                f"{self.max_sentence_length} bytes were skipped by SentencePiece (a larger "
-                "max_sentence_length keeps them)"
+                f"{counted(self.lines_too_long, 'line')} longer than max_sentence_length="
+                f"{self.max_sentence_length} bytes skipped by SentencePiece (a larger "
+                "max_sentence_length keeps such lines)"
             )
         if self.lines_with_block:
             parts.append(
-                f"{self.lines_with_block:,} lines contain U+2585, which spm drops: they were "
-                "trained with it escaped (encoding is unaffected)"
+                f"{counted(self.lines_with_block, 'line contains', 'lines contain')} U+2585, "
+                "which spm drops: trained with it escaped (encoding is unaffected)"
             )
         if self.word_starts:
-            parts.append(f"{self.word_starts} little-used pieces swapped for word starts")
+            parts.append(
+                f"{counted(self.word_starts, 'little-used piece')} swapped for word starts"
+            )
         if self.filters is not None:
             parts += self.filters.lines()
             if self.unused and self.vocab_size:
                 parts.append(
-                    f"{self.unused:,} of {self.vocab_size:,} ids are now unused pieces "
+                    f"unused pieces: {self.unused:,} of {counted(self.vocab_size, 'id')} "
                     f"({100 * self.unused / self.vocab_size:.1f}% of an embedding table whose "
                     "rows no encoding trains; the ids stay so that every other id keeps its "
                     "number)"
@@ -295,15 +298,15 @@ def _train(
         raise ValueError("the corpus is empty: give at least one non-empty line")
     if not any(not ch.isspace() for ch in characters):
         raise ValueError(
-            f"the corpus has no text: its {stats.lines:,} lines are blank; give at least one "
-            "line with text"
+            f"the corpus has no text: {counted(stats.lines, 'line')}, all blank; give at least "
+            "one line with text"
         )
     model_type = _model_type(opts)
     symbols = symbol_counts(codec, characters, stats.lines)
     alphabet = _alphabet(opts, symbols, options.byte_fallback_given, warnings)
     vocab_size = _bounded_vocab_size(opts, len(symbols), sum(characters.values()))
     required = required_clusters(str(opts.get("required_chars", "")), codec, n)
-    counted = codec  # a probe at another vocab_size plans from all the clusters again
+    scanned = codec  # a probe at another vocab_size plans from all the clusters again
     codec = codec.restricted([*coded_clusters(codec, symbols, alphabet.kept), *required])
     # spm measures lines in bytes; a cluster's code may take 4 bytes where its text took 3.
     needed = stats.longest_line_bytes * 4 // 3 + 16
@@ -339,7 +342,7 @@ def _train(
                 raise _TooHigh(limit_hit[1]) from None
             phases.start("finding a vocab_size that trains")
             trains = size_that_trains(
-                limit_hit[1], lambda size: _made_at(size, options, n, corpus, counted, characters)
+                limit_hit[1], lambda size: _made_at(size, options, n, corpus, scanned, characters)
             )
             raise ValueError(vocab_too_large(str(error), trains)) from None
         if probe:
@@ -347,8 +350,8 @@ def _train(
         if pretokenizer is not None and pretokenizer.cuts_inside_clusters:
             cuts = pretokenizer.cuts_inside_clusters
             note = (
-                f"the pretokenizer cut inside a cluster {cuts:,} times; those cuts were not "
-                "kept: a cluster is one symbol to SentencePiece"
+                f"the pretokenizer cut inside a cluster {counted(cuts, 'time')}; those cuts were "
+                "not kept: a cluster is one symbol to SentencePiece"
             )
             print(f"brahmic_pua: {note}", file=sys.stderr)
             warnings.append(note)

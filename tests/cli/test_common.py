@@ -1,17 +1,22 @@
-"""One boolean grammar on every command (cli/common.py: bool_option, Command): ``--flag``,
-``--flag=true|false`` and ``--flag false`` everywhere, and a bare flag before an argument is
-true rather than the argument read as its value."""
+"""What every command shares through cli/common.py's Command: one boolean grammar
+(bool_option: ``--flag``, ``--flag=true|false`` and ``--flag false`` everywhere, and a bare flag
+before an argument is true rather than the argument read as its value), and the one notice for
+a plain model given to ``--model`` (ModelOption)."""
 
 from __future__ import annotations
 
 import json
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import click
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 
-from brahmic_pua.cli.common import Command, bool_option, spelled_booleans
+from brahmic_pua.cli import common
+from brahmic_pua.cli.common import Command, ModelOption, bool_option, spelled_booleans
 from brahmic_pua.cli.main import main
 
 
@@ -81,3 +86,129 @@ def test_a_bare_flag_before_a_positional_argument_is_true() -> None:
 def test_spelling_leaves_values_and_the_rest_alone() -> None:
     command = click.Command("c", params=[click.Option(["--n"])])
     assert spelled_booleans(command, ["--n", "x"]) == ["--n", "x"]
+
+
+# -- the notice for a plain model --------------------------------------------------------------
+
+#: Each command that takes --model, run as a user would: its arguments (``{model}``, ``{text}``:
+#: a small UTF-8 file, ``{out}``: a path to write), its stdin, and whether a plain model is what
+#: it exists for (audit and repair judge and fix plain models; eval measures any model).
+MODEL_RUNS: dict[str, tuple[list[str], str, bool]] = {
+    "encode": (["encode", "--model", "{model}"], "क्षेत्रमा ను\n", False),
+    "decode": (["decode", "--model", "{model}", "--input_format", "id"], "5 6 7\n", False),
+    "vocab": (["vocab", "--model", "{model}", "--script_ids"], "", False),
+    "filter": (
+        ["filter", "--model", "{model}", "--output", "{out}.model", "--filters", "mark-start"],
+        "",
+        False,
+    ),
+    "encode-corpus": (
+        ["encode-corpus", "--model", "{model}", "--output", "{out}", "--progress=false", "{text}"],
+        "",
+        False,
+    ),
+    "export": (
+        ["export", "--model", "{model}", "--to", "gguf", "--output", "{out}.gguf"],
+        "",
+        False,
+    ),
+    "llama-text": (["llama-text", "--model", "{model}", "--to", "llama"], "क्षेत्रमा\n", False),
+    "audit": (["audit", "--model", "{model}", "--input", "{text}"], "", True),
+    "repair": (["repair", "--model", "{model}", "--output", "{out}.model"], "", True),
+    "eval": (["eval", "--model", "{model}", "--baseline", "{model}", "{text}"], "", True),
+}
+NOTICE_WORDS = "is a plain SentencePiece model"
+
+
+def _run_with_model(command: str, model: str, folder: Path, run: int = 0) -> Result:
+    if command == "export":
+        pytest.importorskip("gguf", reason="the gguf extra: pip install -e '.[gguf]'")
+    args, stdin, _ = MODEL_RUNS[command]
+    text = folder / "text.txt"
+    text.write_text("क्षेत्रमा नेपाल\nకొత్త ఊరు\n", encoding="utf-8")
+    out = folder / f"out{run}"
+    words = [a.format(model=model, text=text, out=out) for a in args]
+    result = CliRunner().invoke(main, words, input=stdin)
+    assert result.exit_code == 0, result.output
+    return result
+
+
+def test_every_model_option_is_one_that_may_say_so() -> None:
+    """Every command's --model goes through the one notice (a ModelOption), and the table
+    above covers each of them, so that a new command is decided, not forgotten."""
+    with_model = {
+        command.name
+        for command in _commands()
+        for param in command.params
+        if isinstance(param, click.Option) and "--model" in param.opts
+    }
+    assert with_model == set(MODEL_RUNS)
+    for command in _commands():
+        for param in command.params:
+            if isinstance(param, click.Option) and "--model" in param.opts:
+                assert isinstance(param, ModelOption), command.name
+                assert param.plain_expected == MODEL_RUNS[command.name or ""][2], command.name
+
+
+@pytest.mark.parametrize(
+    "command", [c for c, (_, _, expected) in MODEL_RUNS.items() if not expected]
+)
+def test_a_plain_model_is_said_once_on_stderr(
+    command: str, plain_hindi_model: str, tmp_path: Path
+) -> None:
+    result = _run_with_model(command, plain_hindi_model, tmp_path)
+    said = [line for line in result.stderr.splitlines() if NOTICE_WORDS in line]
+    assert len(said) == 1, result.stderr
+    assert said[0].startswith(f"brahmic_pua: {plain_hindi_model} {NOTICE_WORDS}")
+    assert "no cluster guarantee" in said[0] and "brahmic-pua train" in said[0]
+
+
+@pytest.mark.parametrize("command", [c for c, (_, _, expected) in MODEL_RUNS.items() if expected])
+def test_commands_for_plain_models_do_not_say_it(
+    command: str, plain_hindi_model: str, tmp_path: Path
+) -> None:
+    result = _run_with_model(command, plain_hindi_model, tmp_path)
+    assert NOTICE_WORDS not in result.stderr
+
+
+@pytest.mark.parametrize("command", list(MODEL_RUNS))
+def test_a_brahmic_pua_model_is_never_said_plain(
+    command: str, sample_models: dict[str, Path], tmp_path: Path
+) -> None:
+    if command == "repair":  # refuses a brahmic_pua model: nothing to repair
+        pytest.skip("repair takes plain models only")
+    result = _run_with_model(command, str(sample_models["unigram"]), tmp_path)
+    assert NOTICE_WORDS not in result.stderr
+
+
+@pytest.mark.parametrize("command", list(MODEL_RUNS))
+def test_the_notice_leaves_stdout_as_it_was(
+    command: str, plain_hindi_model: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """stdout byte for byte, and the exit status, are the same as a run that says nothing:
+    a pipeline reading stdout sees no difference."""
+    said = _run_with_model(command, plain_hindi_model, tmp_path, 0)
+    monkeypatch.setattr(common, "is_plain_model", lambda path: False)
+    quiet = _run_with_model(command, plain_hindi_model, tmp_path, 1)
+    assert NOTICE_WORDS not in quiet.stderr
+    assert said.stdout_bytes == quiet.stdout_bytes
+
+
+def test_a_failed_run_on_a_plain_model_is_its_one_error_line(
+    plain_hindi_model: str, tmp_path: Path
+) -> None:
+    """The notice follows a run that succeeded: an error is still one line."""
+    args = ["--model", plain_hindi_model, "--output_format", "sample_piece", "--nbest_size", "600"]
+    result = CliRunner().invoke(main, ["encode", *args], input="x\n")
+    assert result.exit_code == 2
+    assert result.output.count("\n") == 1 and result.output.startswith("Error: ")
+
+
+def test_a_model_in_a_pipe_is_read_by_the_command_alone(plain_hindi_model: str) -> None:
+    """A model given through a pipe is not read to tell its kind: that would leave the
+    command nothing to load."""
+    cli = shlex.join([sys.executable, "-m", "brahmic_pua.cli.main"])
+    command = f"echo x | {cli} encode --model <(cat {shlex.quote(plain_hindi_model)})"
+    done = subprocess.run(["bash", "-c", command], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() and NOTICE_WORDS not in done.stderr

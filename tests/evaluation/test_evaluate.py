@@ -599,11 +599,12 @@ def test_eval_errors(
 def test_vocab_command(kind: str, model_files: dict[str, Path]) -> None:
     model = str(model_files[kind])
     sp = SentencePieceProcessor(model_file=model)
-    plain_lines = CliRunner().invoke(vocab_command, ["--model", model]).output.splitlines()
+    # stdout: a plain model's run also says on stderr that it is plain (cli.common.Command)
+    plain_lines = CliRunner().invoke(vocab_command, ["--model", model]).stdout.splitlines()
     assert plain_lines == list(vocabulary_lines(sp))
     result = CliRunner().invoke(vocab_command, ["--model", model, "--script-ids"])
     assert result.exit_code == 0
-    lines = result.output.splitlines()
+    lines = result.stdout.splitlines()
     assert len(lines) == sp.get_piece_size() == VOCAB
     assert all(len(line.split("\t")) == 4 for line in lines)
     assert [int(line.split("\t")[2]) for line in lines] == sp.script_ids()

@@ -8,6 +8,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import re
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -339,12 +340,25 @@ def test_command_writes_shards_and_reports(
     result = CliRunner().invoke(main, [*args, *map(str, hostile_corpus_files)])
     assert result.exit_code == 0, result.output
     count = len(json.loads((out / "index.json").read_text())["shards"])
-    assert f"encoded {count}/{count} shards" in result.output
-    assert f"wrote {count} shards" in result.output
+    shards = f"{count:,} shard" if count == 1 else f"{count:,} shards"
+    assert f"encoded {count:,}/{shards}" in result.output
+    assert f"wrote {shards}" in result.output
     assert shard_ids(out) == expected_ids(shard_model, hostile_corpus_files)
     again = CliRunner().invoke(main, [*args, *map(str, hostile_corpus_files)])
     assert again.exit_code == 0
-    assert f"resuming: {count} of {count} shards already complete" in again.output
+    assert f"resuming: {count:,} of {shards} already complete" in again.output
+
+
+def test_one_shard_is_said_as_one(shard_model: Path, tmp_path: Path) -> None:
+    """Counts agree with their nouns: one shard is "1 shard", never "1 shards"."""
+    text = tmp_path / "one.txt"
+    text.write_text("క్రాంతి\nनमस्ते\n", encoding="utf-8")
+    args = ["encode-corpus", "--model", str(shard_model), "--output", str(tmp_path / "out")]
+    result = CliRunner().invoke(main, [*args, str(text)])
+    assert result.exit_code == 0, result.output
+    assert "encoded 1/1 shard, " in result.stderr
+    wrote = r"^wrote 1 shard, [0-9]+ tokens \(uint16\) of 2 lines to "
+    assert re.search(wrote, result.stderr, re.M), result.stderr
 
 
 @pytest.mark.parametrize(

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from brahmic_pua.codec import PUACodec
 from brahmic_pua.model import pieces
-from brahmic_pua.model.manifest import Manifest, ModelFileError, embed, extract
+from brahmic_pua.model.manifest import Manifest, ModelFileError, embed, extract, has_manifest
 from brahmic_pua.model.proto import (
     BYTE,
     CONTROL,
@@ -113,6 +113,19 @@ def test_manifest_round_trips(
     assert extract(plain_model_bytes, "plain.model") is None
     ours, theirs = (stock.SentencePieceProcessor(model_proto=m) for m in (data, plain_model_bytes))
     assert ours.encode(LINES) == theirs.encode(LINES)  # stock spm skips the field
+
+
+def test_has_manifest_tells_the_field_from_its_absence(
+    plain_model_bytes: bytes, manifests: dict[str, Manifest]
+) -> None:
+    """Without reading the manifest: a field 1729 whose payload is no manifest still counts
+    (``read`` refuses it), and bytes that are no model are the one error."""
+    assert not has_manifest(plain_model_bytes, "plain.model")  # written by stock spm alone
+    for manifest in manifests.values():
+        assert has_manifest(embed(plain_model_bytes, manifest), "x.model")
+    assert has_manifest(_oracle(plain_model_bytes, b"not json"), "x.model")
+    with pytest.raises(ModelFileError):
+        has_manifest(b"plain text, no model", "x.model")
 
 
 def test_written_bytes_equal_the_hand_built_oracle(

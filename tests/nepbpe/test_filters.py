@@ -30,7 +30,7 @@ from brahmic_pua.codec import PUACodec
 from brahmic_pua.model.manifest import ModelFileError, extract
 from brahmic_pua.model.pieces import NORMAL, UNUSED
 from brahmic_pua.model.proto import parse_model
-from brahmic_pua.nepbpe.filters import FILTERS, apply_filters, check_filters
+from brahmic_pua.nepbpe.filters import FILTERS, FilterResult, apply_filters, check_filters
 from brahmic_pua.nepbpe.seeds import (
     SeedError,
     Seeds,
@@ -310,6 +310,19 @@ def test_filters_do_real_work(
     assert counts["plain", "mark-start"] > 100 and counts["plain-bpe", "mark-start"] > 0
 
 
+@pytest.mark.parametrize(
+    ("ids", "said"),
+    [
+        ((), "mark-start: 0 pieces disabled"),
+        ((7,), "mark-start: 1 piece disabled (ా)"),
+        ((7, 9), "mark-start: 2 pieces disabled (ా, ి)"),
+    ],
+)
+def test_a_report_line_counts_in_words_that_agree(ids: tuple[int, ...], said: str) -> None:
+    pieces = ("ా", "ి")[: len(ids)]
+    assert FilterResult("mark-start", ids, pieces).line() == said
+
+
 def test_lone_marks_kept_without_byte_fallback(
     filter_models: dict[str, bytes], filter_corpora: tuple[list[str], list[str], list[str]]
 ) -> None:
@@ -318,7 +331,8 @@ def test_lone_marks_kept_without_byte_fallback(
     plain = View(out)
     left = [plain.text(i) for i in plain.usable() if is_mark_start(plain.text(i))]
     assert left and all(len(text) == 1 for text in left)  # no byte fallback: they stay
-    assert f"{len(left)} lone marks kept" in report.lines()[0]
+    marks = "lone mark" if len(left) == 1 else "lone marks"
+    assert f"{len(left):,} {marks} kept" in report.lines()[0]
     loose = View(filtered("plain-bpe", filter_models["plain-bpe"], ("mark-start",), lines)[0])
     assert not [i for i in loose.usable() if is_mark_start(loose.text(i))]
 
@@ -484,9 +498,7 @@ def test_the_trainer_applies_the_nepbpe_layer(
     unused = sum(piece.type == UNUSED for piece in model.pieces)  # from the file, not the report
     assert unused >= report.filters.disabled > 0
     share = f"{100 * unused / len(model.pieces):.1f}% of an embedding table"
-    assert f"{unused:,} of {len(model.pieces):,} ids are now unused pieces ({share}" in (
-        report.summary()
-    )
+    assert f"unused pieces: {unused:,} of {len(model.pieces):,} ids ({share}" in (report.summary())
     data = Path(report.model_file).read_bytes()
     again, second = apply_filters(data, FILTERS, seeds=SEEDS, corpus=ne, source="trained")
     assert second.disabled == 0 and again == data

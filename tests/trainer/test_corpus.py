@@ -96,7 +96,7 @@ def test_unwritable_outputs_fail_before_reading(tmp_path: Path) -> None:
 
 
 def test_blank_corpus_is_one_clear_error(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match=r"no text: its 3 lines are blank"):
+    with pytest.raises(ValueError, match=r"no text: 3 lines, all blank"):
         train_model(sentence_iterator=iter(["", "  ", "\t"]), model_prefix=str(tmp_path / "m"))
     assert list(tmp_path.iterdir()) == []
 

@@ -345,7 +345,7 @@ def test_a_line_beyond_the_default_limit_is_skipped_and_said(tmp_path: Path) -> 
     )
     assert report.max_sentence_length == 1 << 16 < len(bomb.encode())
     assert report.lines_too_long == 1
-    assert "1 lines longer than max_sentence_length=65536 bytes were skipped" in report.summary()
+    assert "1 line longer than max_sentence_length=65536 bytes skipped" in report.summary()
     sp = spm.SentencePieceProcessor(model_file=report.model_file)
     assert sp.decode(sp.encode(bomb)) == unicodedata.normalize("NFC", bomb)
 

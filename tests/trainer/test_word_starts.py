@@ -47,7 +47,8 @@ def unigram(tmp_path_factory: pytest.TempPathFactory) -> tuple[TrainReport, Trai
 def test_word_starts_keep_their_space(unigram: tuple[TrainReport, TrainReport]) -> None:
     on, off = unigram
     assert on.word_starts > 0 and off.word_starts == 0
-    assert f"{on.word_starts} little-used pieces swapped" in on.summary()
+    noun = "piece" if on.word_starts == 1 else "pieces"
+    assert f"{on.word_starts:,} little-used {noun} swapped" in on.summary()
     assert _lone_space_share(on.model_file) < _lone_space_share(off.model_file) / 2
 
 
