@@ -20,7 +20,7 @@ import xml.etree.ElementTree as ElementTree
 from functools import cache
 from pathlib import Path
 from types import ModuleType
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import pytest
 from click.testing import CliRunner
@@ -150,15 +150,44 @@ NEPALI = (ROOT / "tests" / "fixtures" / "ne.written.txt").read_text(encoding="ut
 #: module, ``pytest.param(..., marks=corpora)`` on one case of a parametrized test.
 corpora = pytest.mark.corpora
 
+#: Marks a test of the full run only (``pytest --full``, which .ci/run runs): the outside
+#: suites, the experiment, Ray and process tests, the docs' examples, tests that train many models.
+slow = pytest.mark.slow
+
+#: Hypothesis examples per property: the default run, the full run, and CI's full run.
+EXAMPLES = {"default": 25, "full": 150, "ci": 300}
 settings.register_profile(
-    "default", deadline=None, suppress_health_check=[HealthCheck.too_slow], max_examples=150
+    "default",
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    max_examples=EXAMPLES["default"],
 )
-settings.register_profile("ci", parent=settings.get_profile("default"), max_examples=300)
-settings.load_profile("ci" if os.environ.get("CI") else "default")
+settings.register_profile("full", settings.get_profile("default"), max_examples=EXAMPLES["full"])
+settings.register_profile("ci", settings.get_profile("default"), max_examples=EXAMPLES["ci"])
+#: Which of them this run uses; set by pytest_configure, before any test module is imported.
+PROFILE = "default"
+
+
+def examples(full: int) -> int:
+    """A property's own example count (``@settings(max_examples=examples(400))``), given for
+    the full run and scaled with the profile: the default run takes a sixth of it."""
+    return max(EXAMPLES["default"], full * EXAMPLES[PROFILE] // EXAMPLES["full"])
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--full",
+        action="store_true",
+        help="run every test: the slow ones (marker slow) and the corpus-scale ones (corpora) "
+        f"too, properties at {EXAMPLES['full']} examples ({EXAMPLES['ci']} with CI set); "
+        ".ci/run runs this",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Markers of optional test groups; run one alone with ``pytest -m NAME``."""
+    """Markers of optional test groups (run one alone with ``pytest -m NAME``), and the
+    hypothesis profile of this run."""
+    global PROFILE
     config.addinivalue_line(
         "markers",
         "spm_patch: needs the binaries of patches/build.sh in BRAHMIC_SPM_BIN (else skips)",
@@ -166,8 +195,54 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
         f"corpora: reads the corpora (../shared/corpora or ${CORPORA_VARIABLE}); skips without "
-        "them, fails under CI",
+        "them, fails under CI; in the full run only",
     )
+    config.addinivalue_line("markers", "slow: in the full run only (pytest --full)")
+    if config.getoption("--full"):
+        PROFILE = "ci" if os.environ.get("CI") else "full"
+    settings.load_profile(PROFILE)
+
+
+def _left_for_the_full_run(config: pytest.Config) -> bool:
+    """Whether the run leaves out slow and corpus-scale tests: the default run does; --full or
+    a marker expression (``-m corpora``: the user chose) keeps them."""
+    return not config.getoption("--full") and not config.option.markexpr
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The default run deselects the tests marked slow or corpora (said at the end)."""
+    if not _left_for_the_full_run(config):
+        return
+    full_only = [
+        i for i in items if i.get_closest_marker("slow") or i.get_closest_marker("corpora")
+    ]
+    if full_only:
+        left = {id(item) for item in full_only}
+        items[:] = [item for item in items if id(item) not in left]
+        config.hook.pytest_deselected(items=full_only)
+    _LEFT_OUT[0] = len(full_only)
+    if hasattr(config, "workeroutput"):  # an xdist worker: the controller says it
+        config.workeroutput["left_for_the_full_run"] = len(full_only)
+
+
+#: How many tests this run left for the full run (under xdist, as the workers said).
+_LEFT_OUT = [0]
+
+
+@pytest.hookimpl(optionalhook=True)  # xdist's hook: unknown where xdist is not loaded
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    """(xdist's controller) Every worker collects every test: each one's count is the run's."""
+    left = getattr(node, "workeroutput", {}).get("left_for_the_full_run", 0)
+    _LEFT_OUT[0] = max(_LEFT_OUT[0], left)
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    """One line saying what the default run left out, and how to run it."""
+    deselected = _LEFT_OUT[0]
+    if deselected and _left_for_the_full_run(config):
+        terminalreporter.write_line(
+            f"{deselected} slow or corpus-scale tests left for the full run: pytest --full"
+        )
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CORPORA, require_extra
+from conftest import CORPORA, require_extra, slow
 
 import brahmic_pua
 
@@ -285,6 +285,7 @@ def _run_block(block: Block, run: PageRun, monkeypatch: pytest.MonkeyPatch) -> N
         run_console(block, run)
 
 
+@slow  # each page's examples run in a copy of the checkout, training models
 @pytest.mark.parametrize("block", RUNNABLE, ids=lambda b: b.name)
 def test_example(
     block: Block,
@@ -416,6 +417,7 @@ def _docstring_tests() -> list[tuple[str, doctest.DocTest]]:
 DOCSTRING_TESTS = _docstring_tests()
 
 
+@slow  # the examples train models
 @pytest.mark.parametrize("test", [t for _, t in DOCSTRING_TESTS], ids=lambda t: t.name)
 def test_docstring_example(test: doctest.DocTest) -> None:
     report: list[str] = []

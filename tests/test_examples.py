@@ -6,7 +6,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import CORPORA, corpora
+from conftest import CORPORA, corpora, slow
+
+#: The full run only: the examples train models.
+pytestmark = slow
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import corpora, require_extra
+from conftest import corpora, require_extra, slow
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "perplexity"
 sys.path.insert(0, str(EXAMPLE))
@@ -42,6 +42,7 @@ def need_torch() -> None:
 ABABCA = [0, 1, 0, 1, 2, 0]
 
 
+@slow  # starts the experiment, torch with it
 def test_kneser_ney_bigram_by_hand() -> None:
     """Unigram level (continuation counts: a follows b and c, b follows a, c follows b, so
     N1+(•a) = 2, N1+(•b) = N1+(•c) = 1, total 4; D = 0.5 for every count): γ = 0.5·3/4 = 0.375,
@@ -388,6 +389,7 @@ def test_a_file_that_is_not_a_preset_is_named_with_its_key(tmp_path: Path, case:
     assert "\n" not in str(error.value)
 
 
+@slow  # starts the experiment, torch with it
 @pytest.mark.parametrize("case", ["unknown key", "wrong type", "missing key"])
 def test_run_refuses_a_broken_preset_in_one_line(tmp_path: Path, case: str) -> None:
     """run.py stops before anything is made: one line on stderr naming the file and the key,
@@ -425,6 +427,7 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
 @pytest.mark.parametrize(
     "levers", [[], ["--sampling", "0.1", "--composed", "char"]], ids=["plain", "levers"]
 )
+@slow  # trains GPTs
 def test_an_interrupted_run_resumes_to_the_same_result(tmp_path: Path, levers: list[str]) -> None:
     """Stopped after 6 of 12 steps of the first model and run again, the result equals that of
     a run never stopped: the same losses at every step, checkpoints and bits per byte, to the
@@ -482,6 +485,7 @@ def test_an_interrupted_run_resumes_to_the_same_result(tmp_path: Path, levers: l
         assert "holds a run with other options (composed, sampling" in refused.value.stderr
 
 
+@slow  # trains GPTs
 @corpora
 def test_seeds_trained_by_separate_processes_report_as_one_run(tmp_path: Path) -> None:
     """--only-seeds trains the named seeds and stops without a report; a run without it reads
@@ -550,6 +554,7 @@ def test_seeds_trained_by_separate_processes_report_as_one_run(tmp_path: Path) -
     assert [r["seeds"] for r in so_far["trend"]["brahmic_pua-unigram"]["checkpoints"]] == [2, 2]
 
 
+@slow  # trains GPTs
 @corpora
 def test_paper_preset_runs_on_a_cpu_with_ngrams(tmp_path: Path) -> None:
     """The paper's model shapes (6 layers, 6 heads, width 384, context 256, dropout 0.2) for 3

@@ -11,6 +11,11 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+from conftest import slow
+
+#: The full run only: trains every recorded configuration.
+pytestmark = slow
+
 BENCH = Path(__file__).resolve().parent.parent / "bench" / "identity.py"
 
 

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import default_sigint
+from conftest import default_sigint, slow
 
 SCRIPT = shutil.which("brahmic-pua", path=os.path.dirname(sys.executable))
 #: Our source: the package, the launcher and cli/, by where they lie in this checkout. Before the
@@ -34,6 +34,7 @@ def _frames_of_ours(report: str, ours: tuple[str, ...] = OURS) -> list[str]:
     return [f for f in frames if any(f'File "{place}' in f for place in ours)]
 
 
+@slow  # a process per moment
 @pytest.mark.skipif(SCRIPT is None, reason="the brahmic-pua console script is not installed")
 @pytest.mark.parametrize("delay", [0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5, 1.0])
 def test_a_ctrl_c_at_any_moment_of_the_start_is_one_line(delay: float) -> None:

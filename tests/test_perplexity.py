@@ -19,7 +19,7 @@ import zlib
 from pathlib import Path
 
 import pytest
-from conftest import corpora, require_extra
+from conftest import corpora, require_extra, slow
 
 from brahmic_pua.evaluation.malformed import KINDS, count_malformed
 from brahmic_pua.evaluation.metrics import bits_per_byte, per_token_perplexity
@@ -44,6 +44,7 @@ def need_torch() -> None:
     require_extra("torch", "experiment", "the perplexity experiment")
 
 
+@slow  # trains GPTs
 @corpora
 def test_a_run_of_plain_arms_alone_reports(tmp_path: Path) -> None:
     """`--arms plain-unigram` (e.g. to bracket plain's best learning rate) has no difference
@@ -77,6 +78,7 @@ def test_a_run_of_plain_arms_alone_reports(tmp_path: Path) -> None:
     assert "| plain-unigram |" in table and "Difference in bits per byte" not in table
 
 
+@slow  # trains GPTs
 @corpora  # examples/perplexity reads ../shared/corpora
 def test_smoke_run(tmp_path: Path) -> None:
     """The smoke preset with the stock arms, end to end; results.json records the command line

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 import sentencepiece as stock
-from conftest import sample_held_out, sample_training, with_words
+from conftest import sample_held_out, sample_training, slow, with_words
 
 import brahmic_pua
 import brahmic_pua as spm
@@ -141,6 +141,7 @@ FLAGS = [
 ]
 
 
+@slow  # trains a plain model per option
 @pytest.mark.parametrize("flags", FLAGS)
 def test_normalizer_is_stock_on_a_plain_model(
     plain_hindi_model: str, flags: dict[str, Any]

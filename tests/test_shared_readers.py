@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -127,7 +128,7 @@ def _oracle(data: str) -> list[str]:
     return [line.rstrip("\r") for line in lines]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(LINES, st.booleans())
 def test_every_reader_cuts_lines_by_the_one_rule(lines: list[str], final_newline: bool) -> None:
     data = "\n".join(lines) + ("\n" if final_newline and lines else "")

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 import sentencepiece as stock
 from click.testing import CliRunner, Result
-from conftest import sample_held_out, sample_training
+from conftest import examples, sample_held_out, sample_training, slow
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import nasty_texts
@@ -143,6 +143,7 @@ def _ids_of(model: str, output: str) -> list[list[int]]:
         "unk_piece::bos:",
     ],
 )
+@slow  # a process per option
 def test_extra_options_on_ids_in_spm_order(
     flag_cases: dict[str, tuple[str, list[str]]], name: str, steps: str
 ) -> None:
@@ -602,7 +603,8 @@ def test_usage_errors_exit_2_in_one_line(
     assert "--help" in shown
 
 
-@settings(max_examples=40, deadline=None)
+@slow  # a process per example
+@settings(max_examples=examples(40), deadline=None)
 @given(st.lists(nasty_texts.map(lambda t: t.replace("\n", "")), min_size=1, max_size=4))
 def test_nasty_lines_keep_the_layout(
     flag_cases: dict[str, tuple[str, list[str]]], lines: list[str]

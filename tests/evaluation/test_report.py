@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 import sentencepiece
+from conftest import slow
 
 from brahmic_pua.cli.common import expected, join_lines, one_line, vocab_path
 from brahmic_pua.evaluation import evaluate as evaluation
@@ -74,6 +75,7 @@ def test_one_label_table_for_both_reports() -> None:
     assert labels_of(["unk_rate", "lines"]) == {"unk_rate": "UNK rate", "lines": "lines"}
 
 
+@slow  # evaluates through both commands
 def test_eval_and_audit_report_the_same_numbers(
     tokenizers: dict[str, SentencePieceProcessor], texts: list[str]
 ) -> None:

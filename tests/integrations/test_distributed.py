@@ -18,11 +18,14 @@ from typing import Any
 import pytest
 import sentencepiece
 import speed_reference as reference
-from conftest import require_extra, sample
+from conftest import require_extra, sample, slow
 
 from brahmic_pua.integrations.shards import encode_corpus
 from brahmic_pua.normalize import normalize
 from brahmic_pua.trainer import range_count, ray_count, train_model
+
+#: The full run only: each test starts Ray.
+pytestmark = slow
 
 INSTALL = "pip install 'brahmic-pua[distributed]'"
 #: 3,000 lines of Telugu: the sample's 1,142 over and over.

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 import sentencepiece as stock
-from conftest import TE_SAMPLE, sample, sample_held_out
+from conftest import TE_SAMPLE, sample, sample_held_out, slow
 from hypothesis import given
 from hypothesis import strategies as st
 from strategies import texts
@@ -324,6 +324,7 @@ def test_pickle_round_trip(hf: ModuleType, sample_models: dict[str, Path]) -> No
     assert copy.decode(tok(lines[-1])["input_ids"]) == "<s> x <extra> y"
 
 
+@slow  # the example's 2,000 lines
 def test_parity_example_counts(hf: ModuleType, sample_models: dict[str, Path]) -> None:
     """examples/hf_parity.py: transformers' own spm backend decodes none of the lines."""
     example = Path(__file__).resolve().parents[2] / "examples" / "hf_parity.py"

@@ -16,10 +16,13 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import pytest
-from conftest import default_sigint
+from conftest import default_sigint, slow
 
 import brahmic_pua
 from brahmic_pua.integrations.shards import LOCK, encode_corpus
+
+#: The full run only: runs of worker processes, signalled.
+pytestmark = slow
 
 SAMPLE = Path(brahmic_pua.__file__).parent / "data" / "te.sample.txt"
 #: Copies of the sample in the corpus: enough text that a run is still going when it is disturbed.

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import slow
 
 import brahmic_pua.io.progress as progress
 from brahmic_pua.io.progress import Phases, Progress, elapsed
@@ -259,6 +260,7 @@ def _train(tmp_path: Path, name: str, *flags: str) -> str:
     return done.stderr
 
 
+@slow  # trains in a process per setting
 def test_train_in_a_log_shows_each_phase_in_order_and_nothing_with_progress_false(
     tmp_path: Path,
 ) -> None:

@@ -29,6 +29,7 @@ from typing import Any
 
 import pytest
 import sentencepiece as stock
+from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sentencepiece import sentencepiece_model_pb2
@@ -387,7 +388,7 @@ def id_sequences(draw: st.DrawFn, case: Case) -> list[int]:
 
 
 @pytest.mark.parametrize("name", NAMES)
-@settings(deadline=None, max_examples=150)
+@settings(deadline=None, max_examples=examples(150))
 @given(
     texts=st.lists(hostile_texts, min_size=1, max_size=3),
     seed=st.none() | st.integers(1, 2**31 - 1),
@@ -429,7 +430,7 @@ def test_round_trip_on_every_path(
 
 
 @pytest.mark.parametrize("name", NAMES)
-@settings(deadline=None, max_examples=200)
+@settings(deadline=None, max_examples=examples(200))
 @given(data=st.data())
 def test_any_ids_on_every_path(
     decode_cases: dict[str, Case], name: str, data: st.DataObject

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from conftest import examples, slow
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -228,7 +229,7 @@ def _child(value: Any, key: Any) -> Any:
     return None
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_random_values_anywhere_are_a_model_file_error_or_load(
     model_bytes: bytes, data: Any
@@ -252,7 +253,7 @@ def test_random_values_anywhere_are_a_model_file_error_or_load(
         assert "\n" not in str(error)
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     rules=st.lists(st.lists(st.text(max_size=6), min_size=2, max_size=2), max_size=6),
     mode=st.sampled_from(["nepali-lm", "nepali-ocr", "nfc", "none"]),
@@ -306,6 +307,7 @@ def _load(data: bytes, tmp_path: Path, name: str = "m") -> brahmic_pua.SentenceP
     return brahmic_pua.SentencePieceProcessor(model_file=str(path))
 
 
+@slow  # trains a model of each normalization mode
 def test_every_mode_loads_and_round_trips_to_its_n(modes: dict[str, bytes], tmp_path: Path) -> None:
     lines = resources.files("brahmic_pua.data").joinpath("hi.sample.txt").read_text("utf-8")
     text = [*lines.splitlines()[:200], "सङ्ग दु:ख ।।", "क\u200dष", "e\u0301 \u0958"]
@@ -351,6 +353,7 @@ def test_a_manifest_with_a_code_the_rules_lack_is_refused(
         ("nepali-ocr", "nfc", "its rules make '।।' '॥'"),
     ],
 )
+@slow  # trains a model of each normalization mode
 def test_a_manifest_that_claims_another_normalization_is_refused(
     modes: dict[str, bytes], tmp_path: Path, trained: str, claimed: str, said: str
 ) -> None:
@@ -368,14 +371,14 @@ def test_a_manifest_that_claims_another_normalization_is_refused(
     assert "manifest does not match the model's rules" in str(raised.value)
 
 
-@pytest.mark.parametrize("trained", ["nfc", "nmt_nfkc"])
+@pytest.mark.parametrize("trained", ["nfc", pytest.param("nmt_nfkc", marks=slow)])
 def test_a_user_rules_manifest_must_still_hold_its_n(
-    modes: dict[str, bytes], model_bytes: bytes, tmp_path: Path, trained: str
+    request: pytest.FixtureRequest, model_bytes: bytes, tmp_path: Path, trained: str
 ) -> None:
     """``user_rules`` does not excuse the rules from N: a manifest that claims nepali-lm with
     user rules and a folding rule the rules lack would fold in our processor and not in stock
     ("తెలుగు" decoding as "లులుగు" from ours, one id from stock's)."""
-    data = model_bytes if trained == "nfc" else modes[trained]
+    data = model_bytes if trained == "nfc" else request.getfixturevalue("modes")[trained]
     body = _body(data)
     body["normalization"] = "nepali-lm"
     body["user_rules"] = True
@@ -389,6 +392,7 @@ def test_a_user_rules_manifest_must_still_hold_its_n(
     assert "manifest does not match the model's rules" in str(raised.value)
 
 
+@slow  # trains a model of each normalization mode
 def test_a_user_rules_model_loads_and_agrees_with_stock(
     modes: dict[str, bytes], tmp_path: Path
 ) -> None:

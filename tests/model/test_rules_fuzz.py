@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 import sentencepiece as stock
+from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -99,7 +100,7 @@ def test_stock_gives_our_ids_on_letters_and_marks(name: str, script_models: dict
 letters_te, marks_te = script_block("Telugu")
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     clusters=st.lists(
         st.tuples(
@@ -156,7 +157,7 @@ FOLDED = [pattern for pattern, _ in nepali_table("lm").rules]
 REORDERED = [mark for mark in marks_ne if unicodedata.combining(mark)]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     before=st.sampled_from(["", *letters_ne]),
     pattern=st.sampled_from(FOLDED),

@@ -22,7 +22,7 @@ import pytest
 import regex
 import sentencepiece as stock
 from click.testing import CliRunner
-from conftest import NEPALI, sample, sample_held_out, sample_training
+from conftest import NEPALI, sample, sample_held_out, sample_training, slow
 
 from brahmic_pua import SentencePieceProcessor, segment
 from brahmic_pua.cli.filter_command import filter_command
@@ -271,6 +271,7 @@ def test_shipped_nepali_list() -> None:
 # -- filters ------------------------------------------------------------------------------------
 
 
+@slow  # trains a model per filter and type
 @pytest.mark.parametrize("model", MODELS)
 @pytest.mark.parametrize("name", FILTERS)
 def test_each_filter_disables_exactly_its_definition(

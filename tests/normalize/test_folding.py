@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -135,7 +136,7 @@ tables = st.one_of(random_tables, chained_tables())
 chain_texts = st.lists(st.one_of(st.sampled_from(CHAIN), st.sampled_from(TAILS)), max_size=8)
 
 
-@settings(max_examples=600)
+@settings(max_examples=examples(600))
 @given(rules=tables, pieces=chain_texts, data=st.data())
 def test_a_table_that_loads_is_a_normalization(
     rules: dict[str, str], pieces: list[str], data: st.DataObject

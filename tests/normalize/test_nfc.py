@@ -12,9 +12,11 @@ from __future__ import annotations
 import functools
 import unicodedata
 from pathlib import Path
+from typing import Literal
 
 import pytest
 import sentencepiece
+from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import nasty_texts
@@ -34,7 +36,7 @@ nasty_long = st.lists(pieces, max_size=6).map("".join)
 
 
 @given(nasty_long)
-@settings(max_examples=400)
+@settings(max_examples=examples(400))
 def test_nfc_is_unicodedata_nfc_on_long_mark_runs(text: str) -> None:
     assert nfc(text) == unicodedata.normalize("NFC", text)
 
@@ -88,7 +90,7 @@ class _Counted:
     def __init__(self) -> None:
         self.steps = 0
 
-    def __call__(self, form: str, text: str) -> str:
+    def __call__(self, form: Literal["NFC", "NFD", "NFKC", "NFKD"], text: str) -> str:
         self.steps += _reordering_steps(text)
         return _normalize(form, text)
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 import regex
+from conftest import slow
 
 from brahmic_pua.orthography import (
     DEPENDENTS,
@@ -113,6 +114,7 @@ def test_classes_come_from_indic_syllabic_category() -> None:
     assert UNICODE_VERSION.count(".") == 2
 
 
+@slow  # generates the tables again
 @pytest.mark.skipif(regex.__version__ != REGEX_VERSION, reason="tables come from another regex")
 def test_generated_tables_are_reproducible() -> None:
     spec = importlib.util.spec_from_file_location("generate_tables", TOOLS / "generate_tables.py")

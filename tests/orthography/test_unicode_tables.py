@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 import regex
 import regex._regex_core as regex_core
+from conftest import slow
 
 from brahmic_pua.model.pieces import SPACE
 from brahmic_pua.nepbpe.filters import PUNCTUATION, char_class
@@ -83,6 +84,7 @@ same_regex = pytest.mark.skipif(
 # -- tests ------------------------------------------------------------------------------------
 
 
+@slow  # every code point
 @same_regex
 def test_char_class_matches_the_regex_implementation_everywhere() -> None:
     new = char_class.__wrapped__  # uncached: 1.1M distinct characters would only churn the cache
@@ -97,6 +99,7 @@ def test_char_class_matches_the_regex_implementation_everywhere() -> None:
         pytest.fail(f"{len(wrong)} code points differ (U+, old, new), e.g. {wrong[:5]}")
 
 
+@slow  # every code point
 @same_regex
 def test_script_tables_are_regex_scripts() -> None:
     """Both tables together are exactly ``regex``'s Script of every character of a real script

@@ -36,6 +36,7 @@ from conftest import (
     sample,
     sample_training,
     skip_or_fail,
+    slow,
 )
 
 import brahmic_pua
@@ -43,6 +44,9 @@ from brahmic_pua.integrations.gguf import llama_text, write_gguf
 from brahmic_pua.model.pieces import starts_with_mark
 from brahmic_pua.model.proto import BYTE, parse_model
 from brahmic_pua.trainer import train_model
+
+#: The full run only: old releases and runtimes, corpus text.
+pytestmark = slow
 
 RUNTIMES_VARIABLE = "BRAHMIC_PUA_RUNTIMES"
 RUNTIMES = Path(os.environ.get(RUNTIMES_VARIABLE) or ROOT / ".ci" / "runtimes")

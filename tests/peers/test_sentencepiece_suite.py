@@ -13,7 +13,10 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import peer_outcomes, peer_suite
+from conftest import peer_outcomes, peer_suite, slow
+
+#: The full run only: an outside suite, run twice.
+pytestmark = slow
 
 #: The suite's files the claim covers (gen_stubs_test.py checks stock's own stub generator).
 FILES = ("sentencepiece_test.py", "numpy_test.py", "gil_release_test.py")

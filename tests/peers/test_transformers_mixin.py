@@ -25,7 +25,10 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import peer_outcomes, peer_suite, require_extra, sample
+from conftest import peer_outcomes, peer_suite, require_extra, sample, slow
+
+#: The full run only: an outside suite.
+pytestmark = slow
 
 #: The test classes over the mixin: ours and transformers' SentencePieceBackend, per model pair.
 SUITE = """import unittest

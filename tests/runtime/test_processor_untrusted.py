@@ -26,6 +26,7 @@ from typing import Any
 import pytest
 import sentencepiece as stock
 from click.testing import CliRunner
+from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -73,7 +74,7 @@ def _stock_refuses(sp: Any, method: str, id: int) -> bool:
     return False
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     id=st.one_of(
         st.integers(max_value=-1),
@@ -213,7 +214,7 @@ def test_a_model_through_a_pipe_loads(model_paths: dict[str, str], tmp_path: Pat
     ).encode("తెలుగు")
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(data=st.binary(max_size=64))
 def test_first_bytes_refused_are_bytes_protobuf_refuses(tmp_path_factory: Any, data: bytes) -> None:
     """The check of the first bytes refuses nothing protobuf would parse (bar text, which

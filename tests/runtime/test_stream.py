@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 import sentencepiece as stock
-from conftest import sample, sample_held_out, sample_training
+from conftest import examples, sample, sample_held_out, sample_training
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -148,7 +148,7 @@ def test_random_ids_split_anywhere(
 
 @pytest.mark.parametrize("policy", ["fixtoken", "syllable", "grapheme"])
 @given(data=st.data())
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 def test_other_policies(processors: dict[str, Any], policy: str, data: st.DataObject) -> None:
     for kind in ("brahmic mixed", "stock"):
         processor = processors[kind]
@@ -301,7 +301,7 @@ def looping_ids(draw: st.DrawFn, processor: Any) -> list[int]:
 
 @pytest.mark.parametrize("policy", POLICIES)
 @given(data=st.data())
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 def test_runs_split_anywhere(processors: dict[str, Any], policy: str, data: st.DataObject) -> None:
     """Long runs split at random join to decode, and every chunk ends where a cluster does,
     or inside a cluster longer than the hold limit."""

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from conftest import SAMPLES
+from conftest import SAMPLES, slow
 
 from brahmic_pua.cli.main import main
 from brahmic_pua.trainer import train_model
@@ -45,6 +45,7 @@ def train(tmp_path: Path, language: str, vocab_size: int, **options: Any) -> Pat
         ("te", 30000, {}),
     ],
 )
+@slow  # trains at every size advised
 def test_too_high_advice_trains(
     tmp_path: Path, language: str, vocab_size: int, options: dict[str, Any]
 ) -> None:
@@ -93,6 +94,7 @@ def test_too_high_advice_on_the_command_line(tmp_path: Path) -> None:
         ("hi", 200, {"byte_fallback": False}),
     ],
 )
+@slow  # trains at every size advised
 def test_too_small_advice_trains(
     tmp_path: Path, language: str, vocab_size: int, options: dict[str, Any]
 ) -> None:

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 import sentencepiece as stock
-from conftest import sample, sample_held_out, sample_training
+from conftest import sample, sample_held_out, sample_training, slow
 
 import brahmic_pua as spm
 from brahmic_pua.codec import PUACodec
@@ -132,6 +132,7 @@ def test_user_symbols_keep_the_round_trip(tmp_path: Path) -> None:
 # -- lines read the way spm reads them --------------------------------------------------------
 
 
+@slow  # trains several models
 def test_open_file_iterator_trains_like_the_file(tmp_path: Path) -> None:
     """``sentence_iterator=open(path)`` (spm's documented idiom) yields lines ending in "\\n"."""
     path = tmp_path / "corpus.txt"
@@ -163,6 +164,7 @@ def test_iterator_lines_are_kept_exactly(tmp_path: Path) -> None:
     assert sp.decode(sp.encode(lines[-2:])) == lines[-2:]
 
 
+@slow  # trains several models
 def test_sampled_training_is_reproducible(tmp_path: Path) -> None:
     """spm's own input_sentence_size sampling changes between runs; ours is seeded."""
     lines = sample("te")
@@ -201,6 +203,7 @@ def test_sampled_training_is_reproducible(tmp_path: Path) -> None:
         ),
     ],
 )
+@slow  # trains several models
 def test_weakening_options_say_which_guarantee(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], options: dict[str, object], guarantee: str
 ) -> None:
@@ -232,6 +235,7 @@ def test_char_model_keeps_every_guarantee(
 # -- the codec under threads ------------------------------------------------------------------
 
 
+@slow  # trains several models
 def test_codec_is_thread_safe(monkeypatch: pytest.MonkeyPatch) -> None:
     """Caches that fill up are replaced, never cleared under another thread's feet."""
     monkeypatch.setattr(codec_module, "_CACHE_LIMIT", 64)
@@ -316,6 +320,7 @@ def test_the_line_file_and_the_iterator_give_one_model(
     assert made[0] == made[1]
 
 
+@slow  # trains several models
 def test_worker_processes_write_the_same_model_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -350,6 +355,7 @@ def test_worker_processes_write_the_same_model_file(
     assert made[1] == made[2]
 
 
+@slow  # trains several models
 @pytest.mark.parametrize("first", [False, True])
 def test_a_sample_is_trained_as_its_lines_alone(tmp_path: Path, first: bool) -> None:
     """With input_sentence_size only the sample is read past the line count and counted: the

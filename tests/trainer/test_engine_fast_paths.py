@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 import speed_reference as reference
-from conftest import OTHER_SCRIPTS, sample
+from conftest import OTHER_SCRIPTS, sample, slow
 from hypothesis import given
 from hypothesis import strategies as st
 from strategies import ALPHABET, nasty_texts, texts
@@ -131,6 +131,7 @@ def codec() -> PUACodec:
     return PUACodec.build(lines, policy="akshara")
 
 
+@slow  # the plain algorithm over every rule
 @pytest.mark.parametrize("mode", ["nfc", "nepali-lm"])
 def test_normalizer_rules_equal_the_plain_algorithm(codec: PUACodec, mode: str) -> None:
     n = normalizer(mode)
@@ -145,6 +146,7 @@ def _reference_rules(
     return reference.normalizer_rules(codec, n)
 
 
+@slow  # trains each type twice
 @pytest.mark.parametrize("model_type", ["bpe", "unigram"])
 def test_model_is_byte_identical_to_the_plain_path(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, model_type: str

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 import sentencepiece as stock
-from conftest import HI_SAMPLE, TE_SAMPLE, read, sample
+from conftest import HI_SAMPLE, TE_SAMPLE, read, sample, slow
 from hypothesis import given
 from strategies import nasty_texts
 
@@ -54,6 +54,7 @@ def _pieces(model: bytes) -> list[str]:
 # -- pretokenizer -----------------------------------------------------------------------------
 
 
+@slow  # trains several models
 @pytest.mark.parametrize("model_type", ["unigram", "bpe"])
 @pytest.mark.parametrize("source", [TE_SAMPLE, HI_SAMPLE])
 def test_no_piece_crosses_a_pretokenizer_split(source: str, model_type: str) -> None:
@@ -201,6 +202,7 @@ def test_a_normalizer_flag_beside_normalizer_is_refused_as_in_stock() -> None:
 # -- model_writer and the inputs --------------------------------------------------------------
 
 
+@slow  # trains several models
 def test_model_writer_gets_the_bytes_the_files_hold(tmp_path: Path) -> None:
     prefix = str(tmp_path / "m")
     written = _train(spm, input=TE_SAMPLE, model_prefix=prefix)
@@ -210,6 +212,7 @@ def test_model_writer_gets_the_bytes_the_files_hold(tmp_path: Path) -> None:
     assert parse_model(_train(spm, input=TE_SAMPLE)).trainer_spec.model_prefix == ""
 
 
+@slow  # trains several models
 def test_an_iterator_of_the_files_bytes_gives_the_files_model(tmp_path: Path) -> None:
     path = tmp_path / "corpus.txt"
     path.write_text("\ufeff" + "\n".join(sample("te")[:400]) + "\n", encoding="utf-8")
@@ -250,6 +253,7 @@ def test_identity_is_normalization_none() -> None:
     assert identity == _train(spm, input=TE_SAMPLE, name="identity")
 
 
+@slow  # trains many models
 def test_nfkc_rules_normalize_as_stock_s() -> None:
     flags = {"add_dummy_prefix": False, "remove_extra_whitespaces": False}
     model = _train(spm, input=HI_SAMPLE, normalization_rule_name="nfkc", **flags)
@@ -275,6 +279,7 @@ def _rare_cluster() -> str:
     return min(sorted(counts), key=lambda cluster: counts[cluster])
 
 
+@slow  # trains several models
 def test_required_chars_make_a_cluster_a_piece() -> None:
     rare = _rare_cluster()
     options: dict[str, Any] = {"input": TE_SAMPLE, "character_coverage": 0.98}
@@ -364,6 +369,7 @@ def _fields(spec: Any) -> dict[str, Any]:
     return {field.name: getattr(spec, field.name) for field in spec.DESCRIPTOR.fields}
 
 
+@slow  # trains many models
 @pytest.mark.corpora
 def test_the_stock_behaviour_options_give_stock_s_model() -> None:
     lines = read("en.sample.txt").splitlines()[:3000]

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from conftest import CORPORA, corpora, default_sigint, require_extra
+from conftest import CORPORA, corpora, default_sigint, require_extra, slow
 
 from brahmic_pua.trainer import train_model
 from brahmic_pua.trainer.signals import signals_deferred
@@ -300,6 +300,7 @@ def _processes_naming(text: str) -> list[str]:
     return found
 
 
+@slow  # starts Ray
 @corpora
 @pytest.mark.parametrize(("sent", "status"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_ray_engine_signal_during_spm_training_leaves_nothing(

@@ -23,6 +23,7 @@ from conftest import (
     sample,
     sample_held_out,
     sample_training,
+    slow,
 )
 from hypothesis import given
 from strategies import nasty_texts
@@ -334,6 +335,7 @@ def test_long_lines_and_block_lines_are_not_dropped(tmp_path: Path) -> None:
     assert not any(sp.is_byte(i) for i in sp.encode("ఙ్ఞూ"))
 
 
+@slow  # a corpus of long lines
 def test_a_line_beyond_the_default_limit_is_skipped_and_said(tmp_path: Path) -> None:
     """max_sentence_length grows to fit long lines, up to 65,536 bytes: a line past that (a run
     of 40,000 nukta-virama pairs, 240 KB) is skipped as stock skips lines past 4,192 bytes,
