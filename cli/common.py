@@ -268,9 +268,10 @@ def load_codec(path: str) -> PUACodec:
 
 
 def input_lines(stream: BinaryIO) -> Iterator[str]:
-    """A command's input lines, exactly: only the "\\n" is removed (brahmic_pua.io.lines,
-    ``exact``), so each output line answers one input line."""
-    return stream_lines(stream, getattr(stream, "name", "<stdin>"), exact=True)
+    """A command's input lines (a file or stdin), read by the one line rule of every command
+    (brahmic_pua.io.lines: a line ends at "\\n", its trailing "\\r" and a leading BOM dropped),
+    so that each output line answers one input line, as encode-corpus and train read it."""
+    return stream_lines(stream, getattr(stream, "name", "<stdin>"))
 
 
 def read_texts(paths: tuple[str, ...]) -> list[str]:

@@ -2,9 +2,10 @@
 meaning (cli.spm_flags), on brahmic_pua and plain models alike.
 
 Input is ``--input FILE`` or files given as arguments, in order (stdin when neither), read by
-the one line reader: lines end at "\\n" only. A flag value that is wrong whatever the model is
-a usage error (exit 2); what this model cannot do (n-best on BPE, ``bos`` without a ``<s>``
-piece) is one line and exit 1, before any output.
+the one line reader: lines end at "\\n" only, a "\\r" before it dropped (as encode-corpus and
+train read them). A flag value that is wrong whatever the model is a usage error (exit 2); what
+this model cannot do (n-best on BPE, ``bos`` without a ``<s>`` piece) is one line and exit 1,
+before any output.
 """
 
 from __future__ import annotations

@@ -299,7 +299,7 @@ def read_vocabulary(stream: BinaryIO, threshold: int) -> set[str]:
     kept when its count is at least ``threshold``."""
     name = getattr(stream, "name", "<stdin>")
     kept = set()
-    for number, line in enumerate(stream_lines(stream, name, exact=True), 1):
+    for number, line in enumerate(stream_lines(stream, name), 1):
         fields = [field for field in line.split("\t") if field]
         if not fields:
             raise ValueError(

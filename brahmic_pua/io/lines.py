@@ -1,17 +1,16 @@
-"""The one line reader: every text brahmic_pua reads (corpora, CLI input, eval and filter
-corpora, seed files, folding tables, shards, the examples) is cut into lines by one rule.
+"""The one line reader: every text brahmic_pua reads (corpora, every command's input and
+stdin, eval and filter corpora, vocabularies, seed files, folding tables, shards, the examples)
+is cut into lines by one rule, so that one file gives one encoding, whichever command reads it.
 
 **The rule.** A line ends at "\\n" and nowhere else: U+2028, U+2029, U+0085, form feeds and a
 lone "\\r" are characters of the line, as SentencePiece reads a corpus (Python's
 ``str.splitlines`` would cut at all of them and count different lines than the trainer).
-Trailing "\\r" characters are dropped, so CRLF files read as LF files. A byte-order mark
-(U+FEFF) at the start of a file is dropped. Blank lines are lines (a reader that ignores them,
-like ``eval``, says ``skip_blank=True``). A byte that is not UTF-8 is one error naming the file,
-its line and its byte offset.
-
-**The one exception is a named parameter**, ``exact=True``: the CLI's line filters (``segment``,
-``normalize``, ``encode``, …) write one output line per input line and keep a "\\r" or a BOM as
-text, like ``cat``; only the "\\n" is removed.
+Trailing "\\r" characters are dropped, so CRLF files read as LF files (``encode`` once kept the
+"\\r" of CRLF as a byte piece on every line where ``train`` and ``encode-corpus`` dropped it;
+stock spm's default normalizer drops it too). A byte-order mark (U+FEFF) at the start of a file
+or a stream is dropped. Blank lines are lines (a reader that ignores them, like ``eval``, says
+``skip_blank=True``). A byte that is not UTF-8 is one error naming the file, its line and its
+byte offset.
 
 Files are also cut into line-aligned byte ranges (:func:`plan_spans`), so that several
 processes or machines read one corpus in parallel, each line exactly once: a range starts at a
@@ -183,15 +182,13 @@ def _lines(path: str, data: bytes, offset: int) -> list[str]:
     return split_text(text, first=offset == 0)
 
 
-def split_text(text: str, *, first: bool = True, exact: bool = False) -> list[str]:
+def split_text(text: str, *, first: bool = True) -> list[str]:
     """``text`` cut by the rule; ``first``: it starts a file (a BOM there is dropped)."""
     if not text:
         return []
     lines = text.split("\n")
     if text.endswith("\n"):
         lines.pop()
-    if exact:
-        return lines
     if first:  # a BOM alone is then an empty line: a line all the same, as spm counts it
         lines[0] = lines[0].removeprefix(BOM)
     if "\r" not in text:  # (no line to strip: no call per line)
@@ -212,9 +209,9 @@ def file_lines(path: str | Path, *, skip_blank: bool = False) -> Iterator[str]:
     return (line for line in lines if line.strip()) if skip_blank else lines
 
 
-def stream_lines(stream: BinaryIO, name: str = "<stdin>", *, exact: bool = False) -> Iterator[str]:
+def stream_lines(stream: BinaryIO, name: str = "<stdin>") -> Iterator[str]:
     """The lines of a binary stream (stdin, a pipe) as they arrive, one at a time, so that an
-    interactive pipe gets each line's answer at once; ``exact``: see the module docstring."""
+    interactive pipe gets each line's answer at once."""
     offset = 0
     for number, raw in enumerate(stream, 1):
         try:
@@ -226,7 +223,7 @@ def stream_lines(stream: BinaryIO, name: str = "<stdin>", *, exact: bool = False
                 f"input {label} is not UTF-8 at {where}; convert it first, "
                 "e.g. iconv -f LATIN1 -t UTF-8"
             ) from None
-        yield from split_text(line, first=number == 1, exact=exact)
+        yield from split_text(line, first=number == 1)
         offset += len(raw)
 
 
