@@ -13,6 +13,7 @@ collapsed), for the commands that are also run on their own (``eval``, ``vocab``
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -251,11 +252,12 @@ def is_model(path: str) -> bool:
 
 
 def load_codec(path: str) -> PUACodec:
-    """The codec, or one line saying what the file is instead (a .model is a common mix-up)."""
+    """The codec, or one line saying what the file is instead (a .model is a common mix-up:
+    looked for in a regular file only, as a pipe cannot be read twice)."""
     try:
         return PUACodec.load(path)
     except (CodecFileError, UnicodeDecodeError) as error:
-        if is_model(path):
+        if os.path.isfile(path) and is_model(path):
             raise click.ClickException(
                 f"{path} is a SentencePiece model, not a codec JSON; use "
                 f"`brahmic-pua encode --model {path}` (or `decode`) to apply a model"

@@ -167,8 +167,7 @@ def encode_command(
     """Like spm_encode: each line's pieces or ids, space-separated (spm_encode's flags)."""
     sources, steps, sp = _start(model_path, input_, files, extra_options, minloglevel)
     if vocabulary is not None:
-        with open(vocabulary, "rb") as stream:
-            sp = spm.restricted(sp, spm.read_vocabulary(stream, vocabulary_threshold))
+        sp = spm.restricted(sp, spm.read_vocabulary(vocabulary, vocabulary_threshold))
     if generate_vocabulary:
         counted = spm.vocabulary_counts(sp, _lines(sources))
         with output_stream(output) as sink:
