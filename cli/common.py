@@ -13,6 +13,7 @@ collapsed), for the commands that are also run on their own (``eval``, ``vocab``
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -314,11 +315,12 @@ def is_model(path: str) -> bool:
 
 
 def load_codec(path: str) -> PUACodec:
-    """The codec, or one line saying what the file is instead (a .model is a common mix-up)."""
+    """The codec, or one line saying what the file is instead (a .model is a common mix-up:
+    looked for in a regular file only, as a pipe cannot be read twice)."""
     try:
         return PUACodec.load(path)
     except (CodecFileError, UnicodeDecodeError) as error:
-        if is_model(path):
+        if os.path.isfile(path) and is_model(path):
             raise click.ClickException(
                 f"{path} is a SentencePiece model, not a codec JSON; use "
                 f"`brahmic-pua encode --model {path}` (or `decode`) to apply a model"
@@ -331,9 +333,10 @@ def load_codec(path: str) -> PUACodec:
 
 
 def input_lines(stream: BinaryIO) -> Iterator[str]:
-    """A command's input lines, exactly: only the "\\n" is removed (brahmic_pua.io.lines,
-    ``exact``), so each output line answers one input line."""
-    return stream_lines(stream, getattr(stream, "name", "<stdin>"), exact=True)
+    """A command's input lines (a file or stdin), read by the one line rule of every command
+    (brahmic_pua.io.lines: a line ends at "\\n", its trailing "\\r" and a leading BOM dropped),
+    so that each output line answers one input line, as encode-corpus and train read it."""
+    return stream_lines(stream, getattr(stream, "name", "<stdin>"))
 
 
 def read_texts(paths: tuple[str, ...]) -> list[str]:

@@ -1,7 +1,8 @@
 """``brahmic-pua``: segment text and build or apply PUA codecs from the shell.
 
-Every command reads lines (a file or stdin) as bytes split at "\\n" only, so a "\\r" stays part
-of its line, and writes exactly one "\\n"-terminated line per input line. Expected errors are
+Every command reads lines (a file or stdin) by the one line rule (brahmic_pua.io.lines: split at
+"\\n" only, a "\\r" ending a line and a leading BOM dropped, a "\\r" inside a line kept), and
+writes exactly one "\\n"-terminated line per input line. Expected errors are
 one line on stderr and exit 1 (usage errors exit 2); output files are written whole or not at
 all, and temporary files removed, also when the run is interrupted (Ctrl-C: "Error: interrupted"
 and exit 130; SIGTERM: exit 143) or stdout is closed early (``| head``: exit 141, like a tool

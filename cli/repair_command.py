@@ -23,6 +23,7 @@ from .common import (
     Command,
     bool_option,
     check_model_output,
+    input_lines,
     inputs_option,
     model_option,
     output_stream,
@@ -38,12 +39,13 @@ def _name(stream: BinaryIO) -> str:
 
 
 def _id_lines(stream: BinaryIO) -> Iterator[list[int]]:
-    """Each line's whitespace-separated ids; anything else is one error naming the line."""
-    for number, raw in enumerate(stream, 1):
+    """Each line's whitespace-separated ids (lines read as every command reads them);
+    anything else is one error naming the line."""
+    for number, line in enumerate(input_lines(stream), 1):
         try:
-            yield parse_ids(raw)
+            yield parse_ids(line)
         except ValueError:
-            excerpt = raw.decode("utf-8", "replace").strip()[:40]
+            excerpt = line.strip()[:40]
             raise click.ClickException(
                 f"{_name(stream)} line {number}: not a list of ids: {excerpt!r}"
             ) from None

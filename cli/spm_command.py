@@ -2,9 +2,10 @@
 meaning (cli.spm_flags), on brahmic_pua and plain models alike.
 
 Input is ``--input FILE`` or files given as arguments, in order (stdin when neither), read by
-the one line reader: lines end at "\\n" only. A flag value that is wrong whatever the model is
-a usage error (exit 2); what this model cannot do (n-best on BPE, ``bos`` without a ``<s>``
-piece) is one line and exit 1, before any output.
+the one line reader: lines end at "\\n" only, a "\\r" before it dropped (as encode-corpus and
+train read them). A flag value that is wrong whatever the model is a usage error (exit 2); what
+this model cannot do (n-best on BPE, ``bos`` without a ``<s>`` piece) is one line and exit 1,
+before any output.
 """
 
 from __future__ import annotations
@@ -166,8 +167,7 @@ def encode_command(
     """Like spm_encode: each line's pieces or ids, space-separated (spm_encode's flags)."""
     sources, steps, sp = _start(model_path, input_, files, extra_options, minloglevel)
     if vocabulary is not None:
-        with open(vocabulary, "rb") as stream:
-            sp = spm.restricted(sp, spm.read_vocabulary(stream, vocabulary_threshold))
+        sp = spm.restricted(sp, spm.read_vocabulary(vocabulary, vocabulary_threshold))
     if generate_vocabulary:
         counted = spm.vocabulary_counts(sp, _lines(sources))
         with output_stream(output) as sink:

@@ -24,6 +24,7 @@ from brahmic_pua.codec.layout import (
     is_private_use,
 )
 from brahmic_pua.codec.table_file import (
+    CodecFileError,
     CodecTable,
     read_table,
     table_document,
@@ -31,6 +32,7 @@ from brahmic_pua.codec.table_file import (
     write_table,
 )
 from brahmic_pua.io.atomic import atomic_output
+from brahmic_pua.io.bounded import TooLarge, read_bounded
 from brahmic_pua.orthography.classify import script_of_char
 from brahmic_pua.orthography.unicode_tables import SCRIPT_NAMES
 from brahmic_pua.segment.counting import count_corpus, lookup_pattern
@@ -43,6 +45,11 @@ from brahmic_pua.segment.pieces import (
 )
 
 _CACHE_LIMIT = 1 << 18
+#: The largest codec file read: every one of the 137,465 Private Use codes with a cluster of
+#: ``table_file.MAX_FILE_CLUSTER`` code points and an int64 count is about 40 MB as JSON, and
+#: the tables brahmic_pua writes are far smaller (8,990 Telugu clusters: 0.2 MB). A file past
+#: this is no codec (``codec decode --codec /dev/zero`` grew to a MemoryError at 2.6 GB).
+MAX_CODEC_BYTES = 64 << 20
 
 #: Longer clusters get no code (they pass through): marks stacked without limit ("హాాాా…")
 #: would make prefix chains SentencePiece's rule compiler refuses (32 or more shared prefixes).
@@ -262,8 +269,13 @@ class PUACodec:
 
     @classmethod
     def load(cls, path: str | Path) -> PUACodec:
-        """Read a table written by :meth:`save`; raises CodecFileError if it is not one."""
-        return cls.from_json(Path(path).read_text(encoding="utf-8"), str(path))
+        """Read a table written by :meth:`save` (at most :data:`MAX_CODEC_BYTES` of the file);
+        raises CodecFileError if it is not one."""
+        try:
+            data = read_bounded(path, MAX_CODEC_BYTES, "codec file")
+        except TooLarge as error:
+            raise CodecFileError(str(error)) from None
+        return cls.from_json(data.decode("utf-8"), str(path))
 
     def __repr__(self) -> str:
         return (

@@ -46,6 +46,7 @@ from brahmic_pua.evaluation.metrics import (
 from brahmic_pua.io.wording import counted
 from brahmic_pua.model.loader import load_model
 from brahmic_pua.model.manifest import ModelFileError
+from brahmic_pua.model.model_file import read_model_file
 from brahmic_pua.model.pieces import (
     NORMAL,
     SPACE,
@@ -110,8 +111,8 @@ class IdRepair:
 
     @classmethod
     def from_file(cls, path: str, *, use_bytes: bool = True) -> IdRepair:
-        with open(path, "rb") as stream:
-            return cls(stream.read(), path, use_bytes=use_bytes)
+        """The repair of the model file ``path``, read by the one bounded model reader."""
+        return cls(read_model_file(path), path, use_bytes=use_bytes)
 
     def repair(self, ids: Sequence[int]) -> list[int]:
         """``ids`` with every token moved to start at a cluster boundary (module docstring).

@@ -33,9 +33,16 @@ from contextlib import contextmanager, suppress
 from multiprocessing import get_context
 from pathlib import Path
 
-from brahmic_pua.integrations.shard_job import MARKER, Record, ShardJob, encode_shard
+from brahmic_pua.integrations.shard_job import (
+    MARKER,
+    Record,
+    ShardJob,
+    encode_shard,
+    marker_bound,
+    read_marker,
+    shard_agrees,
+)
 from brahmic_pua.io.atomic import write_atomic
-from brahmic_pua.io.digest import file_sha256
 from brahmic_pua.io.lines import Span, expand_inputs, plan_spans
 from brahmic_pua.io.lock import Held, exclusive
 from brahmic_pua.io.npy import DTYPES, HEADER_BYTES, dtype_for
@@ -142,17 +149,17 @@ def _write(
 ) -> Record:
     """The shards still missing and the index, written under the directory's lock."""
     dtype, eos = settings["dtype"], settings["eos_id"]
-    done, damaged = _finished(directory, settings)
     jobs = [
         ShardJob(str(directory), f"shard_{n:05d}.npy", tuple(g), dtype, eos, settings)
         for n, g in enumerate(groups)
     ]
+    done, damaged = _finished(directory, settings, jobs)
     todo = [job for job in jobs if job.name not in done]
     tracker = _Progress(progress, jobs, done)
     if damaged:
         tracker.bar.note(
-            f"encoding {len(damaged)} complete shard(s) again: {_listed(damaged)} changed since "
-            "written (sha256 differs from its marker)"
+            f"encoding {len(damaged)} complete shard(s) again: {_listed(damaged)} (shard and "
+            "marker disagree: sha256, size or counts changed since written)"
         )
     if engine == "ray":
         from brahmic_pua.integrations.distributed import encode_on_ray
@@ -237,31 +244,33 @@ def _prepare(directory: Path) -> Path:
     return directory
 
 
-def _finished(directory: Path, settings: Record) -> tuple[dict[str, Record], list[str]]:
+def _finished(
+    directory: Path, settings: Record, jobs: list[ShardJob]
+) -> tuple[dict[str, Record], list[str]]:
     """The shards a previous run completed with these settings (other settings are refused),
-    and the names of shards whose bytes no longer have their marker's sha256 (damaged since, or
-    recorded without one: they are encoded again). Checking reads every complete shard once,
-    at disk speed."""
+    and the names of shards that are not what their markers say (changed since written, or
+    recorded without a sha256: they are encoded again). A marker that is not one this module
+    writes is refused in one line (shard_job.read_marker). Checking reads every complete shard
+    once, at disk speed."""
     done: dict[str, Record] = {}
     damaged: list[str] = []
+    planned = {job.name: job for job in jobs}
+    bound = marker_bound(settings)
     for marker in sorted(directory.glob(f"shard_*.npy{MARKER}")):
-        try:
-            record = json.loads(marker.read_bytes())
-            previous, name, size = record["settings"], record["file"], record["npy_bytes"]
-            digest = record.get("sha256")  # absent: written by an older brahmic_pua
-        except (ValueError, KeyError, TypeError):
-            raise ValueError(f"{marker} is damaged: delete it to encode its shard again") from None
+        record = read_marker(marker, bound)
+        previous = record["settings"]
         if previous != settings:
             raise ValueError(
                 f"output {directory} holds shards of another run ({_difference(previous, settings)}"
                 "): resume with the same model, inputs and shard size, or use a new directory"
             )
-        shard = directory / name
-        if shard.is_file() and shard.stat().st_size == size:
-            if file_sha256(shard) == digest:
-                done[name] = record
-            else:
-                damaged.append(name)
+        job = planned.get(record["file"])
+        if job is None:  # not one of this run's shards (none is, with these settings)
+            continue
+        if shard_agrees(job, record):
+            done[job.name] = record
+        elif (directory / job.name).is_file():
+            damaged.append(job.name)
     return done, damaged
 
 

@@ -1,17 +1,23 @@
-"""The one line reader: every text brahmic_pua reads (corpora, CLI input, eval and filter
-corpora, seed files, folding tables, shards, the examples) is cut into lines by one rule.
+"""The one line reader: every text brahmic_pua reads (corpora, every command's input and
+stdin, eval and filter corpora, vocabularies, seed files, folding tables, shards, the examples)
+is cut into lines by one rule, so that one file gives one encoding, whichever command reads it.
 
 **The rule.** A line ends at "\\n" and nowhere else: U+2028, U+2029, U+0085, form feeds and a
 lone "\\r" are characters of the line, as SentencePiece reads a corpus (Python's
 ``str.splitlines`` would cut at all of them and count different lines than the trainer).
-Trailing "\\r" characters are dropped, so CRLF files read as LF files. A byte-order mark
-(U+FEFF) at the start of a file is dropped. Blank lines are lines (a reader that ignores them,
-like ``eval``, says ``skip_blank=True``). A byte that is not UTF-8 is one error naming the file,
-its line and its byte offset.
+Trailing "\\r" characters are dropped, so CRLF files read as LF files (``encode`` once kept the
+"\\r" of CRLF as a byte piece on every line where ``train`` and ``encode-corpus`` dropped it;
+stock spm's default normalizer drops it too). A byte-order mark (U+FEFF) at the start of a file
+or a stream is dropped. Blank lines are lines (a reader that ignores them, like ``eval``, says
+``skip_blank=True``). A byte that is not UTF-8 is one error naming the file, its line and its
+byte offset.
 
-**The one exception is a named parameter**, ``exact=True``: the CLI's line filters (``segment``,
-``normalize``, ``encode``, …) write one output line per input line and keep a "\\r" or a BOM as
-text, like ``cat``; only the "\\n" is removed.
+**A line is at most** :data:`MAX_LINE_BYTES` **long.** A line has no natural bound, but it is
+held whole (and encoding one takes some 20 times its size), so a longer one is one error naming
+its file and line, raised once that many bytes of it are read: ``encode /dev/zero`` (one
+endless line) grew to a MemoryError at 2.9 GB before. Small files read whole (a vocabulary, a
+seed list, a folding table) have a bound of their own on the whole file
+(:func:`bounded_lines`).
 
 Files are also cut into line-aligned byte ranges (:func:`plan_spans`), so that several
 processes or machines read one corpus in parallel, each line exactly once: a range starts at a
@@ -29,7 +35,14 @@ from itertools import islice
 from pathlib import Path
 from typing import BinaryIO
 
+from brahmic_pua.io.bounded import read_bounded
+
 BLOCK = 1 << 20
+#: The longest line read, in bytes, its line end left out. Real lines are far shorter (spm's
+#: trainer skips any over 65,536 bytes; a whole book without a line end is a few MB), and a line
+#: this long already takes about 1.3 GB to encode; a longer "line" is a file without line ends.
+#: Never below :data:`BLOCK` (a line inside one block is not measured).
+MAX_LINE_BYTES = 64 << 20
 BOM = "\ufeff"
 #: Lines handled together (counting, normalizing, encoding shards): whole-batch C calls
 #: instead of Python calls per line, and a bounded list in memory.
@@ -152,21 +165,28 @@ def _after_lines(stream: BinaryIO, start: int, wanted: int, total: int) -> tuple
 
 
 def read_lines(span: Span) -> Iterator[str]:
-    """The range's lines, decoded a block at a time (a block always ends at a line end)."""
+    """The range's lines, decoded a block at a time (a block always ends at a line end); a line
+    longer than :data:`MAX_LINE_BYTES` is refused once that much of it is read."""
     with open(span.path, "rb") as stream:
         stream.seek(span.start)
-        left, offset, carry = span.end - span.start, span.start, b""
+        left, offset = span.end - span.start, span.start
+        held: list[bytes] = []  # the start of a line that no block read so far ends
+        size = 0  # its bytes
         while left > 0:
             chunk = stream.read(min(BLOCK, left))
             if not chunk:
                 raise ValueError(f"{span.path} changed while it was read: it is shorter now")
             left -= len(chunk)
-            data = carry + chunk
-            cut = data.rfind(b"\n") + 1 if left > 0 else len(data)
-            if cut == 0:  # one long line: read on
-                carry = data
+            end = chunk.find(b"\n")
+            if size + (len(chunk) if end < 0 else end) > MAX_LINE_BYTES:
+                raise ValueError(_too_long(span.path, _line_number(span.path, offset)))
+            cut = chunk.rfind(b"\n") + 1 if left > 0 else len(chunk)
+            if cut == 0:  # one long line: read on (kept in parts, not copied again each block)
+                held.append(chunk)
+                size += len(chunk)
                 continue
-            data, carry = data[:cut], data[cut:]
+            data = b"".join([*held, chunk[:cut]])
+            held, size = ([chunk[cut:]], len(chunk) - cut) if cut < len(chunk) else ([], 0)
             yield from _lines(span.path, data, offset)
             offset += len(data)
 
@@ -176,22 +196,33 @@ def _lines(path: str, data: bytes, offset: int) -> list[str]:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         where = offset + error.start
-        raise ValueError(
-            f"{path} is not UTF-8 at line {_line_number(path, where)} (byte offset {where}: "
-            f"{error.reason}): convert it with iconv -t UTF-8"
-        ) from None
+        raise ValueError(_not_utf8(path, _line_number(path, where), where, error.reason)) from None
     return split_text(text, first=offset == 0)
 
 
-def split_text(text: str, *, first: bool = True, exact: bool = False) -> list[str]:
+def _not_utf8(path: str | Path, line: int, offset: int, reason: str) -> str:
+    return (
+        f"{path} is not UTF-8 at line {line} (byte offset {offset}: {reason}): convert it with "
+        "iconv -t UTF-8"
+    )
+
+
+def _too_long(where: str | Path, line: int) -> str:
+    """The one message for a line over :data:`MAX_LINE_BYTES` (``where``: the file, or
+    "input stdin")."""
+    return (
+        f"{where}: line {line} is longer than {MAX_LINE_BYTES:,} bytes, more than a line of "
+        "text may have: is it a text file with line ends?"
+    )
+
+
+def split_text(text: str, *, first: bool = True) -> list[str]:
     """``text`` cut by the rule; ``first``: it starts a file (a BOM there is dropped)."""
     if not text:
         return []
     lines = text.split("\n")
     if text.endswith("\n"):
         lines.pop()
-    if exact:
-        return lines
     if first:  # a BOM alone is then an empty line: a line all the same, as spm counts it
         lines[0] = lines[0].removeprefix(BOM)
     if "\r" not in text:  # (no line to strip: no call per line)
@@ -212,22 +243,39 @@ def file_lines(path: str | Path, *, skip_blank: bool = False) -> Iterator[str]:
     return (line for line in lines if line.strip()) if skip_blank else lines
 
 
-def stream_lines(stream: BinaryIO, name: str = "<stdin>", *, exact: bool = False) -> Iterator[str]:
+def stream_lines(stream: BinaryIO, name: str = "<stdin>") -> Iterator[str]:
     """The lines of a binary stream (stdin, a pipe) as they arrive, one at a time, so that an
-    interactive pipe gets each line's answer at once; ``exact``: see the module docstring."""
-    offset = 0
-    for number, raw in enumerate(stream, 1):
+    interactive pipe gets each line's answer at once; a line is read no further than
+    :data:`MAX_LINE_BYTES` (and refused there)."""
+    offset = number = 0
+    label = "stdin" if name == "<stdin>" else name
+    while raw := stream.readline(MAX_LINE_BYTES + 1):
+        number += 1
+        if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
+            raise ValueError(_too_long(f"input {label}", number))
         try:
             line = raw.decode("utf-8")
         except UnicodeDecodeError as error:
             where = f"line {number} (byte offset {offset + error.start}: {error.reason})"
-            label = "stdin" if name == "<stdin>" else name
             raise ValueError(
                 f"input {label} is not UTF-8 at {where}; convert it first, "
                 "e.g. iconv -f LATIN1 -t UTF-8"
             ) from None
-        yield from split_text(line, first=number == 1, exact=exact)
+        yield from split_text(line, first=number == 1)
         offset += len(raw)
+
+
+def bounded_lines(path: str | Path, limit: int, what: str) -> list[str]:
+    """Every line of a small file read whole (a vocabulary, a seed list, a folding table),
+    which may be a pipe (``<(...)``), never more than ``limit`` bytes of it
+    (:func:`~brahmic_pua.io.bounded.read_bounded`; ``what`` names its kind in the error)."""
+    data = read_bounded(path, limit, what)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise ValueError(_not_utf8(path, line, error.start, error.reason)) from None
+    return split_text(text)
 
 
 def _line_number(path: str, offset: int) -> int:

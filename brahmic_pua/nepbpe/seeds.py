@@ -26,13 +26,17 @@ from importlib import resources
 from pathlib import Path
 
 from brahmic_pua.codec.layout import is_private_use
-from brahmic_pua.io.lines import line_text, split_text
+from brahmic_pua.io.lines import bounded_lines, line_text, split_text
 from brahmic_pua.io.wording import counted
 from brahmic_pua.model.pieces import SPACE, starts_with_mark
 from brahmic_pua.normalize.nfc import nfc
 from brahmic_pua.segment import segment
 
 KINDS = ("strict", "ambiguous")
+#: The largest seed file read: a seed is a morpheme or a piece, so even a list of every piece of a
+#: 1,000,000-piece model is some 20-40 MB (the shipped Nepali list is 5 KB); a file past this is
+#: no seed list (``--seeds_strict /dev/zero`` grew to a MemoryError at 2.6 GB).
+MAX_SEED_FILE_BYTES = 64 << 20
 NEPALI_FILE = "nepali_seeds.txt"
 
 
@@ -96,17 +100,15 @@ def parse_seeds(lines: Iterable[str], source: str) -> tuple[str, ...]:
 
 
 def read_seeds(path: str | Path) -> tuple[str, ...]:
-    """The seeds in a UTF-8 seed file; a file that cannot be read is one :class:`SeedError`."""
+    """The seeds in a UTF-8 seed file (at most :data:`MAX_SEED_FILE_BYTES`, read by the one line
+    reader); a file that cannot be read is one :class:`SeedError`."""
     try:
-        data = Path(path).read_bytes()
+        lines = bounded_lines(path, MAX_SEED_FILE_BYTES, "seed file")
     except OSError as error:
         raise SeedError(f"{path}: {error.strerror or error}") from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = data[: error.start].count(b"\n") + 1
-        raise SeedError(f"{path}:{line}: not UTF-8 ({error.reason})") from None
-    return parse_seeds(split_text(text), str(path))
+    except ValueError as error:  # too large, not UTF-8: the message names the file
+        raise SeedError(str(error)) from None
+    return parse_seeds(lines, str(path))
 
 
 @dataclass(frozen=True)

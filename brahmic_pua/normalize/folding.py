@@ -41,7 +41,7 @@ from importlib import resources
 from itertools import islice
 
 from brahmic_pua.io.digest import fingerprint
-from brahmic_pua.io.lines import file_lines, split_text
+from brahmic_pua.io.lines import bounded_lines, split_text
 from brahmic_pua.io.wording import counted
 from brahmic_pua.normalize.spellings import composites
 
@@ -326,6 +326,10 @@ def _attaches_left(ch: str) -> bool:
 #: hand (the shipped one has 6, of at most 6 code points), so these are far above any.
 MAX_FOLDING_RULES = 128
 MAX_FOLDING_TEXT = 32
+#: The largest folding file read: its 128 rules of 32 code points each way are at most 33 KB,
+#: with comments as long as one likes to write; the shipped file is 2.4 KB. A file past this is
+#: no folding table (a 300 MB one-line file was read whole before its first line was refused).
+MAX_FOLDING_FILE_BYTES = 1 << 20
 
 
 def check_table_size(rules: Sequence[tuple[str, str]]) -> None:
@@ -387,8 +391,9 @@ class FoldingTable:
 
 
 def read_table(path: str, mode: str) -> FoldingTable:
-    """A user's folding file, in the shipped table's format (:func:`parse_table`)."""
-    return parse_table(file_lines(path), mode, path)
+    """A user's folding file, in the shipped table's format (:func:`parse_table`), read whole,
+    at most :data:`MAX_FOLDING_FILE_BYTES` of it."""
+    return parse_table(bounded_lines(path, MAX_FOLDING_FILE_BYTES, "folding table"), mode, path)
 
 
 @cache

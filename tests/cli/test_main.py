@@ -20,6 +20,7 @@ from conftest import TE_SAMPLE, default_sigint, sample
 from brahmic_pua import POLICIES, SCRIPT_NAMES, SentencePieceProcessor, segment
 from brahmic_pua.cli import main as cli_main
 from brahmic_pua.cli.main import main
+from brahmic_pua.io.npy import read_ids
 from brahmic_pua.trainer import train_model
 
 
@@ -197,13 +198,19 @@ def policy_models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     return made
 
 
-def test_carriage_returns_stay_inside_their_line(
+def test_a_carriage_return_is_text_inside_a_line_and_dropped_at_its_end(
     runner: CliRunner, tmp_path: Path, policy_models: dict[str, str]
 ) -> None:
-    """Lines end at "\\n" only: a lone "\\r" and the "\\r" of CRLF are part of the line."""
+    """Lines end at "\\n" only; the "\\r"s just before it belong to the line end and go, a lone
+    "\\r" inside a line stays: as train read the odd lines (its model learned a "\\r" piece
+    from "a\\rb", and none from the end of "క్రాంతి\\r"). The "\\r" of CRLF was kept before, as
+    a byte piece on every line where encode-corpus and train dropped it."""
+    sp = SentencePieceProcessor(model_file=policy_models["fixtoken"])
+    assert "\r" in sp.encode("a\rb", out_type=str)
     text = "a\rb\nక\r\nx\r\r\n\rనే\n".encode()
+    as_read = "a\rb\nక\nx\n\rనే\n".encode()  # the rule, written out
     segmented = runner.invoke(main, ["segment"], input=text)
-    assert segmented.stdout_bytes == "a|\r|b\nక|\r\nx|\r|\r\n\r|నే\n".encode()
+    assert segmented.stdout_bytes == "a|\r|b\nక\nx\n\r|నే\n".encode()
     codec = tmp_path / "te.codec.json"
     corpus = TE_SAMPLE
     runner.invoke(main, ["codec", "build", "--input", corpus, "--output", str(codec)])
@@ -221,17 +228,63 @@ def test_carriage_returns_stay_inside_their_line(
     for encode, decode in commands:
         encoded = runner.invoke(main, encode, input=text)
         assert encoded.exit_code == 0, encoded.output
-        assert encoded.stdout_bytes.count(b"\n") == text.count(b"\n")
+        assert encoded.stdout_bytes == runner.invoke(main, encode, input=as_read).stdout_bytes
         decoded = runner.invoke(main, decode, input=encoded.stdout_bytes)
-        assert decoded.stdout_bytes == text, encode
+        assert decoded.stdout_bytes == as_read, encode
+
+
+def test_a_crlf_file_reads_as_its_lf_file_in_every_command(
+    runner: CliRunner, tmp_path: Path, policy_models: dict[str, str]
+) -> None:
+    """One file, one encoding: the same lines saved with CRLF and a BOM (as Notepad saves them)
+    give every line command the output of the LF file, and encode the ids encode-corpus writes,
+    which are the processor's ids of each line without its line end."""
+    model = policy_models["fixtoken"]
+    lines = [*sample("te")[:40], *ODD_LINES]
+    lf, crlf = tmp_path / "lf.txt", tmp_path / "crlf.txt"
+    lf.write_bytes("".join(f"{line.rstrip(chr(13))}\n" for line in lines).encode())
+    crlf.write_bytes(("\ufeff" + "".join(f"{line}\r\n" for line in lines)).encode())
+    codec = tmp_path / "te.codec.json"
+    built = runner.invoke(main, ["codec", "build", "--input", TE_SAMPLE, "--output", str(codec)])
+    assert built.exit_code == 0, built.output
+    commands = [
+        ["segment", "--input"],
+        ["segment", "--json", "--input"],
+        ["normalize", "--mode", "nepali-lm", "--input"],
+        ["codec", "encode", "--codec", str(codec), "--input"],
+        ["encode", "--model", model, "--input"],
+        ["encode", "--model", model, "--output_format", "id"],
+        ["encode", "--model", model, "--generate_vocabulary"],
+        ["llama-text", "--model", model, "--to", "llama", "--input"],
+    ]
+    for command in commands:
+        outputs = []
+        for path in (lf, crlf):
+            result = runner.invoke(main, [*command, str(path)])
+            assert result.exit_code == 0, (command, result.output)
+            outputs.append(result.stdout_bytes)
+        piped = runner.invoke(
+            main, command[:-1] if command[-1] == "--input" else command, input=crlf.read_bytes()
+        )
+        assert outputs[0] == outputs[1] == piped.stdout_bytes, command
+    ids = runner.invoke(main, ["encode", "--model", model, "--output_format", "id", str(crlf)])
+    rows = [list(map(int, line.split())) for line in ids.stdout_bytes.decode().splitlines()]
+    sp = SentencePieceProcessor(model_file=model)
+    assert rows == sp.encode([line.rstrip("\r") for line in lines])
+    out = tmp_path / "shards"
+    made = runner.invoke(main, ["encode-corpus", "--model", model, "--output", str(out), str(crlf)])
+    assert made.exit_code == 0, made.output
+    _, shard = read_ids(out / "shard_00000.npy")
+    assert list(shard) == [i for row in rows for i in [*row, sp.eos_id()]]
 
 
 @pytest.mark.parametrize("policy", POLICIES)
 def test_piece_format_round_trips_for_every_policy(
     runner: CliRunner, policy_models: dict[str, str], policy: str
 ) -> None:
-    """encode | decode in the piece format gives each line back, also where a cluster holds a
-    space (grapheme: space + U+0308), a carriage return or a literal ▁."""
+    """encode | decode in the piece format gives each line back as read (a "\\r" ending it
+    dropped), also where a cluster holds a space (grapheme: space + U+0308), a carriage return
+    or a literal ▁."""
     held_out = sample("te")[-300:]
     lines = [*held_out, *ODD_LINES, " \u0308", "\u0308", "", " ", "▁", "▁ ▁"]
     text = "".join(line + "\n" for line in lines)
@@ -241,7 +294,7 @@ def test_piece_format_round_trips_for_every_policy(
         main, ["decode", "--model", policy_models[policy]], input=pieces.stdout_bytes
     )
     assert back.exit_code == 0, back.output
-    expected = [unicodedata.normalize("NFC", line) for line in [*lines, ""]]
+    expected = [unicodedata.normalize("NFC", line.rstrip("\r")) for line in [*lines, ""]]
     assert back.stdout_bytes.decode("utf-8").split("\n") == expected
 
 

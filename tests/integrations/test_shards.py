@@ -9,6 +9,10 @@ import importlib.util
 import json
 import os
 import re
+import resource
+import subprocess
+import sys
+from collections.abc import Callable
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -428,3 +432,120 @@ def test_a_marker_without_a_digest_is_encoded_again(
     (out / "shard_00000.npy").write_bytes(b"\0" * (out / "shard_00000.npy").stat().st_size)
     encode_corpus(shard_model, inputs, out, shard_lines=900)
     assert files_of(out) == finished
+
+
+# -- markers are untrusted input ----------------------------------------------------------------
+
+Edit = Callable[[dict[str, Any]], Any]
+
+
+def _cli(shard_model: Path, inputs: list[str], out: Path) -> Any:
+    args = ["encode-corpus", "--model", str(shard_model), "--output", str(out), *inputs]
+    return CliRunner().invoke(main, [*args, "--shard_lines", "900", "--progress=false"])
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        (lambda r: b"[" * 100_000, r"100,000 bytes, more than the [\d,]+ a marker may have"),
+        (lambda r: b"[" * 2_000, "nested too deeply"),
+        (lambda r: b"\xff{}", "not JSON"),
+        (lambda r: [r], "not a JSON object"),
+        (lambda r: {**r, "settings": 5}, "settings is not an object"),
+        (lambda r: {**r, "tokens": "many"}, "tokens is not a count"),
+        (lambda r: {**r, "lines": -1}, "lines is not a count"),
+        (lambda r: {**r, "npy_bytes": True}, "npy_bytes is not a count"),
+        (lambda r: {**r, "inputs": 7}, "inputs is not a list"),
+        (lambda r: {**r, "sha256": 7}, "sha256 is not a string"),
+        (lambda r: {**r, "file": "shard_00000.npy"}, "its file is not shard_00001.npy"),
+    ],
+)
+def test_a_marker_that_is_no_marker_is_refused_in_one_line(
+    shard_model: Path,
+    hostile_corpus_files: list[Path],
+    tmp_path: Path,
+    content: Edit,
+    reason: str,
+) -> None:
+    out, inputs, _, _ = encoded(shard_model, hostile_corpus_files, tmp_path)
+    marker = out / "shard_00001.npy.COMPLETE"
+    made = content(json.loads(marker.read_text()))
+    marker.write_bytes(made if isinstance(made, bytes) else json.dumps(made).encode())
+    before = files_of(out)
+    result = _cli(shard_model, inputs, out)
+    assert result.exit_code == 1
+    assert "Traceback" not in result.output and len(result.output.splitlines()) == 1
+    pattern = rf"^Error: {marker} is damaged \({reason}\): delete it to encode its shard again$"
+    assert re.fullmatch(pattern, result.output.strip()), result.output
+    assert files_of(out) == before
+
+
+def _under_limits(
+    shard_model: Path, inputs: list[str], out: Path
+) -> subprocess.CompletedProcess[str]:
+    """The command in a process of at most 1.2 GB that may run 60 s: an endless marker read
+    whole would grow until one of them ends it."""
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (1_200_000_000, 1_200_000_000))
+
+    args = ["--model", str(shard_model), "--output", str(out), *inputs, "--shard_lines", "900"]
+    return subprocess.run(
+        [sys.executable, "-m", "brahmic_pua.cli.main", "encode-corpus", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        preexec_fn=limit,
+    )
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="no /dev/zero")
+@pytest.mark.parametrize("kind", ["/dev/zero", "fifo"])
+def test_a_marker_that_never_ends_is_refused_unread(
+    shard_model: Path, hostile_corpus_files: list[Path], tmp_path: Path, kind: str
+) -> None:
+    """A marker linked to /dev/zero was read until memory ran out (MemoryError at 2.7 GB), and
+    a FIFO blocked the run for good; neither is a regular file, as every marker is."""
+    out, inputs, _, _ = encoded(shard_model, hostile_corpus_files, tmp_path)
+    marker = out / "shard_00001.npy.COMPLETE"
+    marker.unlink()
+    if kind == "fifo":
+        os.mkfifo(marker)
+    else:
+        marker.symlink_to(kind)
+    result = _under_limits(shard_model, inputs, out)
+    assert result.returncode == 1, result.stderr[-2000:]
+    assert result.stderr == (
+        f"Error: {marker} is damaged (not a regular file): delete it to encode its shard again\n"
+    )
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda r: {**r, "tokens": 10**30},
+        lambda r: {**r, "lines": 10**30},
+        lambda r: {**r, "lines": r["lines"] - 1},
+        lambda r: {**r, "tokens": r["tokens"] - 1, "npy_bytes": r["npy_bytes"] - 2},
+        lambda r: {**r, "bytes": r["bytes"] + 1},
+        lambda r: {**r, "inputs": []},
+    ],
+    ids=["tokens", "lines", "one line less", "one id less", "bytes", "inputs"],
+)
+def test_a_marker_whose_counts_are_not_its_shards_is_encoded_again(
+    shard_model: Path,
+    hostile_corpus_files: list[Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    edit: Edit,
+) -> None:
+    """The shard's bytes and sha256 intact, the marker's counts edited: they went into
+    index.json as they were (10**30 tokens); now the shard is checked against them (size,
+    header, eos ids, input ranges) and encoded again, the index made of true counts."""
+    out, inputs, finished, _ = encoded(shard_model, hostile_corpus_files, tmp_path)
+    marker = out / "shard_00001.npy.COMPLETE"
+    marker.write_text(json.dumps(edit(json.loads(marker.read_text()))))
+    encode_corpus(shard_model, inputs, out, shard_lines=900, progress=True)
+    assert "encoding 1 complete shard(s) again: shard_00001.npy" in capsys.readouterr().err
+    assert files_of(out) == finished
+    assert json.loads((out / "index.json").read_text())["tokens"] == len(shard_ids(out))

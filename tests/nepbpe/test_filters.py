@@ -246,7 +246,7 @@ def test_seed_file_errors(tmp_path: Path, content: str, fragment: str) -> None:
 def test_seed_file_not_utf8(tmp_path: Path) -> None:
     path = tmp_path / "seeds.txt"
     path.write_bytes("ले\n".encode() + b"\xff\n")
-    with pytest.raises(SeedError, match=r"seeds.txt:2: not UTF-8"):
+    with pytest.raises(SeedError, match=r"seeds.txt is not UTF-8 at line 2"):
         read_seeds(path)
 
 

@@ -1,0 +1,87 @@
+"""The one line reader's bound on a line (``MAX_LINE_BYTES``), exact in both readers (a file
+read a block at a time, a stream read as it arrives), and how little of an endless line is
+read before it is refused."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from brahmic_pua.io import lines
+from brahmic_pua.io.lines import bounded_lines, file_lines, stream_lines
+
+#: The bound in these tests, and the block the file reader reads (never above the bound).
+BOUND, BLOCK = 4096, 1024
+
+Reader = Callable[[Path], Iterator[str]]
+READERS: dict[str, Reader] = {
+    "file": lambda path: file_lines(path),
+    "stream": lambda path: stream_lines(io.BytesIO(path.read_bytes()), str(path)),
+}
+
+
+@pytest.fixture
+def small_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(lines, "MAX_LINE_BYTES", BOUND)
+    monkeypatch.setattr(lines, "BLOCK", BLOCK)
+
+
+@pytest.mark.usefixtures("small_bound")
+@pytest.mark.parametrize("reader", READERS)
+@pytest.mark.parametrize("start", [0, 1, BLOCK - 1, BLOCK + 7])
+@pytest.mark.parametrize("ending", ["\n", "\r\n", ""])
+def test_a_line_of_the_bound_is_read_and_one_byte_more_is_refused(
+    tmp_path: Path, reader: str, start: int, ending: str
+) -> None:
+    """Wherever the line starts in a block, and whether it ends the file without a line end;
+    a "\\r" before the "\\n" counts as a byte of the line."""
+    head = "h" * start + "\n" if start else ""
+    path = tmp_path / "text.txt"
+    width = BOUND - len(ending.removesuffix("\n"))
+    path.write_bytes(f"{head}{'x' * width}{ending}".encode())
+    assert list(READERS[reader](path))[-1] == "x" * width
+    path.write_bytes(f"{head}{'x' * (width + 1)}{ending}".encode())
+    number = 2 if start else 1
+    with pytest.raises(ValueError, match=rf"line {number} is longer than 4,096 bytes"):
+        list(READERS[reader](path))
+
+
+class _Endless(io.RawIOBase):
+    """Zero bytes without a line end, counting what was read; ends after ``cap`` bytes, so
+    that a reader without a bound fails its assertion instead of all memory."""
+
+    def __init__(self, cap: int) -> None:
+        self.served, self.cap = 0, cap
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
+        size = min(len(buffer), self.cap - self.served)
+        buffer[:size] = b"\0" * size
+        self.served += size
+        return size
+
+
+def test_an_endless_stream_is_read_no_further_than_the_bound(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(lines, "MAX_LINE_BYTES", 1 << 20)
+    source = _Endless(cap=64 << 20)
+    with pytest.raises(ValueError, match=r"^input stdin: line 1 is longer than 1,048,576 bytes"):
+        list(stream_lines(io.BufferedReader(source)))
+    assert source.served <= (1 << 20) + io.DEFAULT_BUFFER_SIZE
+
+
+def test_a_small_file_read_whole_is_cut_by_the_rule(tmp_path: Path) -> None:
+    path = tmp_path / "seeds.txt"
+    path.write_bytes("\ufeffకి\r\n\na\rb\r\n".encode())
+    assert bounded_lines(path, 100, "seed file") == ["కి", "", "a\rb"]
+    path.write_bytes(b"ok\n\xff\n")
+    with pytest.raises(ValueError, match=r"seeds.txt is not UTF-8 at line 2 \(byte offset 3"):
+        bounded_lines(path, 100, "seed file")
+    with pytest.raises(ValueError, match=r"5 bytes, more than the 4 a seed file may have"):
+        bounded_lines(path, 4, "seed file")
