@@ -5,6 +5,6 @@ written by ``save_pretrained`` hold a module that imports ``brahmic_pua.hf`` (so
 ``AutoTokenizer`` runs the installed package), and those directories must keep loading.
 """
 
-from brahmic_pua.integrations.hf import BrahmicPuaTokenizer
+from brahmic_pua.integrations.hf import CHAT_TEMPLATE, BrahmicPuaTokenizer
 
-__all__ = ["BrahmicPuaTokenizer"]
+__all__ = ["CHAT_TEMPLATE", "BrahmicPuaTokenizer"]

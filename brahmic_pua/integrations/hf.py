@@ -43,10 +43,15 @@ offsets and overflow still take).
 processor's offsets; special tokens and padding ``(0, 0)``), and the output's ``word_ids()``,
 ``sequence_ids()``, ``tokens()``, ``char_to_token()``... work as a fast tokenizer's
 (:mod:`brahmic_pua.integrations.hf_encoding`).
+
+Chat templates are transformers' (``chat_template=``, saved as ``chat_template.jinja``); none
+is set unless given, and :data:`CHAT_TEMPLATE` is a simple one for a model trained without
+one, its turns marked by the model's own ``<s>`` and ``</s>``.
 """
 
 from __future__ import annotations
 
+import inspect
 import os
 import re
 from collections.abc import Sequence
@@ -56,7 +61,7 @@ from typing import Any
 try:
     from transformers import BatchEncoding, PreTrainedTokenizer
     from transformers.tokenization_utils_base import TruncationStrategy
-    from transformers.utils import PaddingStrategy
+    from transformers.utils import CHAT_TEMPLATE_DIR, CHAT_TEMPLATE_FILE, PaddingStrategy
 except ModuleNotFoundError as error:
     if error.name != "transformers":
         raise
@@ -84,8 +89,33 @@ PREFIXED = {
     "tokenizer_config_file": "tokenizer_config.json",
     "added_tokens_file": "added_tokens.json",
     "special_tokens_map_file": "special_tokens_map.json",
-    "chat_template_file": "chat_template.jinja",
+    "chat_template_file": CHAT_TEMPLATE_FILE,
 }
+#: What ``save_pretrained`` writes only where the tokenizer has it (added tokens beyond the
+#: model, a chat template; the named templates go under ``CHAT_TEMPLATE_DIR``), and
+#: ``from_pretrained`` reads back wherever it is: a copy an earlier save left is removed first.
+WRITTEN_IF_SET = ("added_tokens.json", CHAT_TEMPLATE_FILE)
+#: A chat template for a model trained without one (docs/huggingface.md#chat-templates): each
+#: message ``<s>role: content</s>``, the prompt for a reply ``<s>assistant:``. Only the model's
+#: own ``<s>`` and ``</s>`` mark the turns, so no token is added (no embedding to resize). The
+#: prompt ends before the space, which the reply's first piece holds (``▁word``) as in the
+#: messages the model trained on; the reply and its ``</s>`` are the ``generation`` block, the
+#: tokens ``return_assistant_tokens_mask`` marks.
+CHAT_TEMPLATE = (
+    "{% for message in messages %}"
+    "{{ bos_token }}{{ message['role'] }}:"
+    "{% if message['role'] == 'assistant' %}"
+    "{% generation %} {{ message['content'] }}{{ eos_token }}{% endgeneration %}"
+    "{% else %} {{ message['content'] }}{{ eos_token }}{% endif %}"
+    "{% endfor %}"
+    "{% if add_generation_prompt %}{{ bos_token }}assistant:{% endif %}"
+)
+NO_CHAT_TEMPLATE = (
+    "this tokenizer has no chat template: give the one the model was trained with, "
+    "BrahmicPuaTokenizer(model, chat_template=...) or tok.chat_template = ...; for a model "
+    "trained without one, chat_template=brahmic_pua.hf.CHAT_TEMPLATE "
+    "(docs/huggingface.md, Chat templates)"
+)
 #: PythonBackend's ``special_tokens_pattern`` values for (add_bos_token, add_eos_token).
 PATTERNS = {
     (False, False): "none",
@@ -674,7 +704,65 @@ class BrahmicPuaTokenizer(PreTrainedTokenizer):  # type: ignore[misc]
         encoder = self._added_tokens_encoder
         return self._text.join(tokens, lambda token: self._literal(encoder.get(token)))
 
+    # -- chat templates -----------------------------------------------------------------------
+
+    def get_chat_template(self, chat_template: str | None = None, tools: Any = None) -> str:
+        """transformers' template lookup; where the tokenizer has none and none is given, the
+        error says how to set one (transformers' points to its chat template guide)."""
+        if chat_template is None and self.chat_template is None:
+            raise ValueError(NO_CHAT_TEMPLATE)
+        found: str = super().get_chat_template(chat_template, tools)
+        return found
+
+    def apply_chat_template(self, conversation: Any, *args: Any, **kwargs: Any) -> Any:
+        """transformers' ``apply_chat_template``; with ``return_assistant_tokens_mask=True``
+        the chat is encoded with offsets, which transformers reads the mask off (a fast
+        tokenizer's, ``out.encodings``: a Python tokenizer has none, and it raised
+        ``TypeError``); the ``offset_mapping`` it did not ask for is dropped again."""
+        call = inspect.signature(PreTrainedTokenizer.apply_chat_template).bind(
+            self, conversation, *args, **kwargs
+        )
+        call.apply_defaults()
+        given = call.arguments
+        options = dict(given["tokenizer_kwargs"] or {})
+        added = (
+            given["return_assistant_tokens_mask"]
+            and given["tokenize"]
+            and given["return_dict"]
+            and not options.get("return_offsets_mapping")
+        )
+        if added:
+            given["tokenizer_kwargs"] = options | {"return_offsets_mapping": True}
+        out = super().apply_chat_template(*call.args[1:], **call.kwargs)
+        if added:
+            del out["offset_mapping"]
+        return out
+
     # -- saving -------------------------------------------------------------------------------
+
+    def save_pretrained(
+        self,
+        save_directory: str | os.PathLike[str],
+        legacy_format: bool | None = None,
+        filename_prefix: str | None = None,
+        push_to_hub: bool = False,
+        **kwargs: Any,
+    ) -> tuple[str, ...] | None:
+        """transformers' ``save_pretrained``, returning the files it wrote, each of them and
+        only those: it lists ``added_tokens.json`` whether or not it wrote one (it writes it
+        only for added tokens beyond the model's pieces). A file of :data:`WRITTEN_IF_SET`
+        (and a named chat template) that an earlier save left in the directory is removed
+        first: ``from_pretrained`` would read it back as this tokenizer's, a chat template
+        it no longer has."""
+        directory = Path(save_directory)
+        if directory.is_dir():
+            _remove_earlier(directory, filename_prefix)
+        saved: tuple[str, ...] | None = super().save_pretrained(
+            save_directory, legacy_format, filename_prefix, push_to_hub, **kwargs
+        )
+        if saved is None:  # save_directory is a file: transformers logged it, wrote nothing
+            return None
+        return tuple(path for path in saved if os.path.isfile(path))
 
     def save_vocabulary(
         self, save_directory: str, filename_prefix: str | None = None
@@ -686,6 +774,20 @@ class BrahmicPuaTokenizer(PreTrainedTokenizer):  # type: ignore[misc]
         shim = Path(save_directory, f"{AUTO_MODULE}.py")
         shim.write_text(AUTO_MODULE_TEXT.format(name=type(self).__name__), encoding="utf-8")
         return str(model), str(shim)
+
+
+def _remove_earlier(directory: Path, prefix: str | None) -> None:
+    """The files of :data:`WRITTEN_IF_SET` under ``prefix`` in ``directory``, and the named
+    chat templates (``*.jinja`` of its ``CHAT_TEMPLATE_DIR``, the folder too once empty)."""
+    start = f"{prefix}-" if prefix else ""
+    for name in WRITTEN_IF_SET:
+        (directory / f"{start}{name}").unlink(missing_ok=True)
+    named = directory / f"{start}{CHAT_TEMPLATE_DIR}"
+    if named.is_dir():
+        for template in named.glob("*.jinja"):
+            template.unlink()
+        if not any(named.iterdir()):
+            named.rmdir()
 
 
 def _prefixed(directory: Path, prefix: str | None) -> dict[str, str | None]:
@@ -709,6 +811,8 @@ def _prefixed(directory: Path, prefix: str | None) -> dict[str, str | None]:
             )
         prefix = found[0]
     files = {key: directory / f"{prefix}-{name}" for key, name in PREFIXED.items()}
+    for template in (directory / f"{prefix}-{CHAT_TEMPLATE_DIR}").glob("*.jinja"):
+        files[f"chat_template_{template.stem}"] = template  # the keys transformers reads
     if not files["vocab_file"].is_file():
         raise ValueError(f"{directory} holds no {prefix}-{MODEL_FILE}")
     return {key: str(path) if path.is_file() else None for key, path in files.items()}

@@ -14,6 +14,8 @@ import pickle
 import re
 import subprocess
 import sys
+import unicodedata
+from itertools import accumulate, pairwise
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -27,6 +29,7 @@ from strategies import texts
 
 import brahmic_pua
 from brahmic_pua.cli.demo import sample_lines
+from brahmic_pua.segment import segment
 from brahmic_pua.trainer import train_model
 
 #: The held-out lines first: text the sample models did not train on.
@@ -288,6 +291,190 @@ def test_save_and_from_pretrained_round_trip(
     assert (again.pad_token, again.pad_token_id, len(again)) == ("<pad>", len(tok) - 2, len(tok))
     single = hf.BrahmicPuaTokenizer.from_pretrained(sample_models["unigram"])  # a bare .model works
     assert single(text)["input_ids"] == load(hf, sample_models["unigram"])(text)["input_ids"]
+
+
+def saved_files(folder: Path) -> set[str]:
+    """Every file under ``folder``, as ``save_pretrained`` names it (the folder joined)."""
+    return {str(folder / path.relative_to(folder)) for path in folder.rglob("*") if path.is_file()}
+
+
+#: Tokenizers with each file ``save_pretrained`` may write: added tokens beyond the model's
+#: pieces (added_tokens.json), a chat template (chat_template.jinja), named templates too
+#: (additional_chat_templates/*.jinja); by the options to the tokenizer and a filename prefix.
+SAVED = {
+    "bare": ({}, None),
+    "added-prefixed": ({"extra_special_tokens": ["<new1>"]}, "p"),
+    "template": ({"chat_template": "{{ messages[0]['content'] }}"}, None),
+    "templates-prefixed": ({"chat_template": {"default": "d", "tool_use": "t"}}, "p"),
+}
+
+
+@pytest.mark.parametrize(("options", "prefix"), SAVED.values(), ids=SAVED.keys())
+def test_save_pretrained_returns_the_files_it_wrote_and_only_those(
+    hf: ModuleType,
+    sample_models: dict[str, Path],
+    tmp_path: Path,
+    options: dict[str, Any],
+    prefix: str | None,
+) -> None:
+    """Into an empty folder: what it returns is what is there. Into the same folder again,
+    from a tokenizer without added tokens or template: what it returns is what is there
+    (no file of the first save is left to be read back as this tokenizer's)."""
+    model = sample_models["unigram"]
+    first = load(hf, model, **options)
+    returned = first.save_pretrained(tmp_path, filename_prefix=prefix)
+    assert len(set(returned)) == len(returned)
+    assert set(returned) == saved_files(tmp_path)
+    loaded = hf.BrahmicPuaTokenizer.from_pretrained(tmp_path, filename_prefix=prefix)
+    assert (loaded.chat_template, len(loaded)) == (first.chat_template, len(first))
+    bare = load(hf, model)
+    returned = bare.save_pretrained(tmp_path, filename_prefix=prefix)
+    assert set(returned) == saved_files(tmp_path)
+    loaded = hf.BrahmicPuaTokenizer.from_pretrained(tmp_path, filename_prefix=prefix)
+    assert (loaded.chat_template, len(loaded)) == (None, len(bare))
+
+
+# -- chat templates ---------------------------------------------------------------------------
+
+#: A ChatML-like template, its turns marked by two tokens added as special.
+CHATML = (
+    "{% for message in messages %}<|im_start|>{{ message['role'] + '\\n' }}"
+    "{{ message['content'] }}<|im_end|>{{ '\\n' }}{% endfor %}"
+)
+CHAT = [
+    {"role": "system", "content": "క్రాంతి"},
+    {"role": "user", "content": "ఇది ఒక"},
+    {"role": "assistant", "content": "క్రాంతి వచ్చాడు"},
+]
+
+
+def test_without_a_chat_template_the_error_says_how_to_set_one(
+    hf: ModuleType, sample_models: dict[str, Path], tmp_path: Path
+) -> None:
+    load(hf, sample_models["unigram"]).save_pretrained(tmp_path)
+    tok = hf.BrahmicPuaTokenizer.from_pretrained(tmp_path)
+    with pytest.raises(ValueError, match=r"chat_template=brahmic_pua\.hf\.CHAT_TEMPLATE"):
+        tok.apply_chat_template(CHAT, tokenize=False)
+    given = tok.apply_chat_template(CHAT, chat_template=hf.CHAT_TEMPLATE, tokenize=False)
+    assert given.startswith("<s>system: క్రాంతి</s>")  # a template given to the call
+
+
+@pytest.mark.parametrize("named", [False, True], ids=["one", "named"])
+@pytest.mark.parametrize("prefix", [None, "p"])
+def test_a_chat_template_given_to_the_tokenizer_survives_save_and_load(
+    hf: ModuleType, sample_models: dict[str, Path], tmp_path: Path, named: bool, prefix: str | None
+) -> None:
+    """``chat_template=`` (one template, or named ones) is written by ``save_pretrained``
+    and read by ``from_pretrained``, with or without a filename prefix; the loaded tokenizer
+    renders the chat as written and encodes it as transformers' contract says, the text
+    with ``add_special_tokens=False``: its markers the added special tokens."""
+    template = {"default": CHATML, "short": "{{ messages[0]['content'] }}"} if named else CHATML
+    markers = ["<|im_start|>", "<|im_end|>"]
+    tok = load(hf, sample_models["unigram"], chat_template=template, extra_special_tokens=markers)
+    start = f"{prefix}-" if prefix else ""
+    returned = tok.save_pretrained(tmp_path, filename_prefix=prefix)
+    assert str(tmp_path / f"{start}chat_template.jinja") in returned
+    assert (tmp_path / f"{start}chat_template.jinja").read_text(encoding="utf-8") == CHATML
+    again = hf.BrahmicPuaTokenizer.from_pretrained(tmp_path, filename_prefix=prefix)
+    assert again.chat_template == template
+    text = again.apply_chat_template(CHAT, tokenize=False)
+    assert text == "".join(f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n" for m in CHAT)
+    ids = again.apply_chat_template(CHAT, return_dict=False)
+    assert ids == again(text, add_special_tokens=False)["input_ids"]
+    assert ids == tok.apply_chat_template(CHAT, return_dict=False)
+    start_id, end_id = again.convert_tokens_to_ids(markers)
+    assert [id for id in ids if id in (start_id, end_id)] == [start_id, end_id] * len(CHAT)
+    assert again.decode(ids) == text
+    if named:
+        assert again.apply_chat_template(CHAT, chat_template="short", tokenize=False) == "క్రాంతి"
+
+
+@functools.cache
+def chat_tokenizer(hf: ModuleType, model: Path) -> Any:
+    return load(hf, model, chat_template=hf.CHAT_TEMPLATE)
+
+
+def chat_text(
+    chat: list[dict[str, str]], prompt: bool
+) -> tuple[str, list[tuple[int, int]], list[tuple[int, int]]]:
+    """CHAT_TEMPLATE's text of a chat, written out by hand, where it put <s> and </s>, and
+    its generation blocks: each reply, from the space before it to the </s> after it."""
+    text, markers, replies = "", [], []
+    for message in chat:
+        markers.append((len(text), len(text) + 3))
+        text += f"<s>{message['role']}:"
+        reply = len(text)
+        text += f" {message['content']}"
+        markers.append((len(text), len(text) + 4))
+        text += "</s>"
+        if message["role"] == "assistant":
+            replies.append((reply, len(text)))
+    if prompt:
+        markers.append((len(text), len(text) + 3))
+        text += "<s>assistant:"
+    return text, markers, replies
+
+
+#: Message texts: words of real text, and nasty text without < (which would spell <s>).
+CONTENT = st.lists(WORD, min_size=1, max_size=3).map(" ".join)
+
+
+@given(contents=st.lists(CONTENT, min_size=1, max_size=4), prompt=st.booleans())
+def test_chat_template_marks_turns_with_the_models_own_pieces_on_cluster_boundaries(
+    hf: ModuleType, sample_models: dict[str, Path], contents: list[str], prompt: bool
+) -> None:
+    """CHAT_TEMPLATE, for a model trained without one: each turn ``<s>role: text</s>``, the
+    model's own <s> and </s> where the template wrote them and nowhere else, each on a
+    cluster boundary of the chat's text (brahmic_pua.segment's): no marker cuts a cluster
+    of a message, whatever it starts or ends with; the text comes back from decode, each
+    stretch between markers normalized (NFC) on its own."""
+    tok = chat_tokenizer(hf, sample_models["unigram"])
+    roles = ["user", "assistant"]
+    chat = [{"role": roles[i % 2], "content": text} for i, text in enumerate(contents)]
+    text, markers, _ = chat_text(chat, prompt)
+    assert tok.apply_chat_template(chat, tokenize=False, add_generation_prompt=prompt) == text
+    encoded = tok(text, add_special_tokens=False, return_offsets_mapping=True)
+    ids = tok.apply_chat_template(chat, add_generation_prompt=prompt, return_dict=False)
+    assert ids == encoded["input_ids"]
+    specials = (tok.bos_token_id, tok.eos_token_id)
+    spans = zip(ids, encoded["offset_mapping"], strict=True)
+    found = [span for id, span in spans if id in specials]
+    assert found == markers
+    boundaries = {0, *accumulate(map(len, segment(text)))}
+    assert {at for span in markers for at in span} <= boundaries
+    cuts = [0, *(at for span in markers for at in span), len(text)]
+    parts = [text[a:b] for a, b in pairwise(cuts)]
+    back = [part if i % 2 else unicodedata.normalize("NFC", part) for i, part in enumerate(parts)]
+    assert tok.decode(ids) == "".join(back)
+
+
+def test_assistant_tokens_mask_marks_the_replies_and_their_end(
+    hf: ModuleType, sample_models: dict[str, Path]
+) -> None:
+    """``return_assistant_tokens_mask=True`` (transformers reads it off a fast tokenizer's
+    offsets): 1 on each token that holds a character of a reply or of the ``</s>`` after it,
+    the generation block of CHAT_TEMPLATE; one chat, and a padded batch as tensors."""
+    tok = load(hf, sample_models["unigram"], chat_template=hf.CHAT_TEMPLATE, pad_token="</s>")
+    chats = [CHAT, [*CHAT[1:], {"role": "user", "content": "సరే"}, CHAT[2]]]
+    masks = []
+    for chat in chats:
+        out = tok.apply_chat_template(chat, return_assistant_tokens_mask=True)
+        assert "offset_mapping" not in out  # not asked for
+        text, _, replies = chat_text(chat, prompt=False)
+        spans = tok(text, add_special_tokens=False, return_offsets_mapping=True)
+        assert out["input_ids"] == spans["input_ids"]
+        want = [
+            int(any(a < end and start < b for start, end in replies))
+            for a, b in spans["offset_mapping"]
+        ]
+        assert out["assistant_masks"] == want
+        assert 0 < sum(want) < len(want)
+        masks.append(want)
+    batch = tok.apply_chat_template(
+        chats, return_assistant_tokens_mask=True, padding=True, return_tensors="np"
+    )
+    width = max(map(len, masks))
+    assert batch["assistant_masks"].tolist() == [m + [0] * (width - len(m)) for m in masks]
 
 
 def test_auto_tokenizer_loads_the_installed_class(
