@@ -27,7 +27,16 @@ from brahmic_pua.evaluation.metrics import bits_per_byte, per_token_perplexity
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "perplexity"
 sys.path.insert(0, str(EXAMPLE))
 
-from data import NEWS, TRAIN, heldout_lines, per_line, read_lines, training_text  # noqa: E402
+from data import (  # noqa: E402
+    NEWS,
+    TRAIN,
+    Arm,
+    heldout_texts,
+    per_line,
+    read_lines,
+    training_text,
+)
+from options import parse_args, settings  # noqa: E402
 from plot import COLOURS, bar_chart, line_chart  # noqa: E402
 from stats import (  # noqa: E402
     bootstrap_ratio,
@@ -160,6 +169,56 @@ def test_smoke_run(tmp_path: Path) -> None:
         assert width > 0 and height > 0
 
 
+@slow  # trains GPTs
+@corpora
+def test_smoke_run_scores_each_heldout_file_on_its_own(tmp_path: Path) -> None:
+    """Two --heldout files: the models are trained once, without any line of either file (one
+    of the second's is te.train's first line), and each file has its section in results.md and
+    its numbers in results.json; the first file's equal the main tables'."""
+    need_torch()
+    news = read_lines(NEWS)
+    first, second = tmp_path / "first.txt", tmp_path / "second.txt"
+    out = str(tmp_path / "out")
+    first.write_text("\n".join(news[-30:]) + "\n", encoding="utf-8")
+    trained = read_lines(TRAIN, 800)
+    second.write_text("\n".join([trained[0], *news[-300:-280]]) + "\n", encoding="utf-8")
+    argv = ["--preset", "smoke", "--heldout", str(first), "--heldout", str(second), "--ngram"]
+    subprocess.run(
+        [sys.executable, str(EXAMPLE / "run.py"), *argv, "--ngram-orders", "2", "--out", out],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    )
+    results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
+    held = {unicodedata.normalize("NFC", x) for x in [*news[-30:], trained[0], *news[-300:-280]]}
+    dropped = sum(unicodedata.normalize("NFC", x) in held for x in trained)  # brute force
+    assert dropped >= 1
+    assert results["settings"]["train"]["sources"]["te.train.txt"]["dropped_as_heldout"] == dropped
+    files = results["heldout_files"]
+    assert [f["source"] for f in files] == [str(first), str(second)]
+    assert [f["lines"] for f in files] == [30, 21]
+    assert results["settings"]["heldout"]["source"] == str(first)
+    for name, arm in results["arms"].items():  # the first file is the main tables' text
+        assert files[0]["arms"][name]["bits_per_byte"] == arm["bits_per_byte"]
+        assert files[0]["tokenizers"][name] == arm["tokenizer"]
+        assert files[0]["ngram"][name] == results["ngram"][name]
+    assert files[0]["differences"].keys() == results["differences"].keys()
+    for name, d in results["differences"].items():
+        assert files[0]["differences"][name]["bootstrap"] == d["bootstrap"]
+    bpb = [f["arms"]["plain-bpe"]["bits_per_byte"]["mean"] for f in files]
+    assert bpb[0] != bpb[1] and all(math.isfinite(x) and x > 0 for x in bpb)
+    assert files[1]["differences"]["brahmic_pua-bpe"]["mean"] != pytest.approx(
+        files[0]["differences"]["brahmic_pua-bpe"]["mean"]
+    )
+    md = (tmp_path / "out" / "results.md").read_text(encoding="utf-8")
+    at = [md.index(f"### {k}. `{f}`: ") for k, f in enumerate((first, second), start=1)]
+    for part, f in ((md[at[0] : at[1]], files[0]), (md[at[1] :], files[1])):
+        assert f"**{f['arms']['plain-bpe']['bits_per_byte']['mean']:.4f}**" in part
+        assert f"{f['differences']['brahmic_pua-bpe']['mean']:+.4f}" in part
+        assert f"{f['ngram']['plain-bpe']['orders']['2']['bits_per_byte']:.4f}" in part
+
+
 def test_sampler_is_seeded_and_in_vocabulary() -> None:
     need_torch()
     import torch
@@ -176,7 +235,7 @@ def test_sampler_is_seeded_and_in_vocabulary() -> None:
 
 @corpora
 def test_training_text_never_contains_a_heldout_line() -> None:
-    heldout = heldout_lines(None, 1000)
+    heldout = heldout_texts(None, 1000)[0]
     train, sources = training_text(None, ["extra", "wikisource"], heldout, news_tail=1000)
     news = read_lines(NEWS)
     assert sources["te.extra.txt"]["lines"] == len(news) - 1000  # all of te.extra but its tail
@@ -190,10 +249,115 @@ def test_training_text_drops_lines_equal_to_a_heldout_file(tmp_path: Path) -> No
     first = read_lines(TRAIN, 3)
     heldout_file = tmp_path / "heldout.txt"
     heldout_file.write_text("\n".join(first) + "\n", encoding="utf-8")
-    heldout = heldout_lines([heldout_file], 10)
+    heldout = heldout_texts([heldout_file], 10)[0]
     train, sources = training_text(5, [], heldout, news_tail=0)
     assert sources["te.train.txt"] == {"lines": 2, "dropped_as_heldout": 3}
     assert not set(train) & set(heldout)
+
+
+def test_each_heldout_file_keeps_its_own_lines_and_training_drops_them_all(
+    tmp_path: Path,
+) -> None:
+    """Several --heldout files: each is its own held-out text (its first lines, NFC'd), and a
+    training line equal to a held-out line of any file is dropped."""
+    a, b, train = tmp_path / "a.txt", tmp_path / "b.txt", tmp_path / "train.txt"
+    a.write_text("అ ఒకటి\nఅ రెండు\nఅ మూడు\n", encoding="utf-8")
+    b.write_text("\nబ ఒకటి\nక\u0c4d\u200cష\n", encoding="utf-8")  # a blank line, ZWNJ
+    decomposed = unicodedata.normalize("NFD", "బ ఒకటి")  # equal to b's line after NFC
+    train.write_text(f"ట ఒకటి\nఅ ఒకటి\n{decomposed}\nఅ మూడు\nట రెండు\n", encoding="utf-8")
+    texts = heldout_texts([a, b], 2)
+    assert texts == [["అ ఒకటి", "అ రెండు"], ["బ ఒకటి", "క\u0c4d\u200cష"]]
+    kept, sources = training_text(None, [], [x for t in texts for x in t], 0, train)
+    # "అ మూడు" is a's third line, beyond the 2 scored: not held out, so trained on
+    assert kept == ["ట ఒకటి", "అ మూడు", "ట రెండు"]
+    assert sources["train.txt"] == {"lines": 3, "dropped_as_heldout": 2}
+    empty = tmp_path / "empty.txt"
+    empty.write_text("\n\n", encoding="utf-8")
+    with pytest.raises(SystemExit, match=r"empty\.txt has no non-empty line"):
+        heldout_texts([a, empty], 2)
+    with pytest.raises(SystemExit, match=r"missing\.txt is not a file"):
+        heldout_texts([tmp_path / "missing.txt"], 2)
+
+
+def test_heldout_files_are_repeatable_and_each_given_once(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    args = parse_args(["--heldout", "a.txt", "b.txt", "--heldout", "c.txt"], None)
+    assert args.heldout == [Path("a.txt"), Path("b.txt"), Path("c.txt")]
+    assert parse_args([], None).heldout is None
+    with pytest.raises(SystemExit) as refused:
+        settings(parse_args(["--heldout", "a.txt", "b.txt", "--heldout", "a.txt"], None))
+    assert refused.value.code == 2
+    err = capsys.readouterr().err
+    assert "--heldout: a.txt is given twice" in err and err.count("\n") == 1
+
+
+class _Characters:
+    """A stand-in tokenizer: one id per character (what heldout_file encodes lines with)."""
+
+    def encode(self, lines: list[str]) -> list[list[int]]:
+        return [[ord(c) % 50 for c in line] for line in lines]
+
+
+def test_each_heldout_file_is_scored_and_reported_on_its_own() -> None:
+    """results.heldout_file scores the models' NLL on one file by that file's bytes, pairs the
+    arms on that file's lines, and report.heldout_files_section gives every file its section
+    with its own numbers; a single held-out text gets no such section (results.md unchanged).
+    The oracle: total NLL in bits over UTF-8 bytes with line ends, computed here."""
+    from report import heldout_files_section
+    from results import heldout_file
+
+    arms = [Arm(n, n.split("-")[0], "bpe", _Characters()) for n in ("plain-bpe", "brahmic_pua-bpe")]
+    files = {"a.txt": ["అమ్మ", "ab c"], "b.txt": ["కొత్త వార్త", "x", "యిది"]}
+    tokenizers = {
+        a.name: {
+            "nsl_vs_plain": 1.0,
+            "fertility": 2.0,
+            "bytes_per_token": 3.0,
+            "orphan_marks_per_1000": 0.0,
+            "round_trip_rate": 1.0,
+        }
+        for a in arms
+    }
+    # per arm, per seed (2 seeds): one NLL (nats) per token and line end; file b costs more
+    nll: dict[str, dict[str, list[list[float]]]] = {}
+    for k, (name, lines) in enumerate(files.items()):
+        tokens = sum(len(line) + 1 for line in lines)
+        nll[name] = {
+            arm.name: [[0.5 + k + 0.1 * i + 0.01 * seed] * tokens for seed in (0, 1)]
+            for i, arm in enumerate(arms)
+        }
+    entries = [
+        heldout_file(name, lines, arms, tokenizers, 50, nll[name]) for name, lines in files.items()
+    ]
+    for entry, (name, lines) in zip(entries, files.items(), strict=True):
+        n_bytes = sum(len(line.encode("utf-8")) + 1 for line in lines)
+        assert (entry["source"], entry["lines"], entry["bytes"]) == (name, len(lines), n_bytes)
+        bpb = {
+            arm: [sum(seed) / math.log(2) / n_bytes for seed in per_seed]
+            for arm, per_seed in nll[name].items()
+        }
+        for arm, values in bpb.items():
+            assert entry["arms"][arm]["bits_per_byte"]["values"] == pytest.approx(values)
+        gap = [x - y for x, y in zip(bpb["brahmic_pua-bpe"], bpb["plain-bpe"], strict=True)]
+        d = entry["differences"]["brahmic_pua-bpe"]
+        assert d["mean"] == pytest.approx(sum(gap) / 2) and d["baseline"] == "plain-bpe"
+        assert set(entry["differences"]) == {"brahmic_pua-bpe"}
+    first, second = (e["arms"]["plain-bpe"]["bits_per_byte"]["mean"] for e in entries)
+    assert first != pytest.approx(second)
+    section = "\n".join(heldout_files_section({"heldout_files": entries}))
+    a_at, b_at = section.index("### 1. `a.txt`: 2 lines"), section.index("### 2. `b.txt`: 3 lines")
+    for entry, part in ((entries[0], section[a_at:b_at]), (entries[1], section[b_at:])):
+        for arm in entry["arms"].values():
+            assert f"**{arm['bits_per_byte']['mean']:.4f} [" in part
+        assert f"{entry['differences']['brahmic_pua-bpe']['mean']:+.4f}" in part
+    assert heldout_files_section({"heldout_files": entries[:1]}) == []
+    assert heldout_files_section({}) == []
+    # --ngram-only: no models, so each file's section has the tokenizers' numbers alone
+    bare = [heldout_file(name, lines, arms, tokenizers, 50) for name, lines in files.items()]
+    assert all("arms" not in e and "differences" not in e for e in bare)
+    section = "\n".join(heldout_files_section({"heldout_files": bare}))
+    assert "### 2. `b.txt`: 3 lines" in section and "bits per byte" not in section
 
 
 def test_per_line_sums_tokens_and_line_end() -> None:

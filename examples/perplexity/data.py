@@ -7,6 +7,7 @@ line end is text the model must predict, so no arm gets its newline byte for fre
 from __future__ import annotations
 
 import math
+import os
 import sys
 import unicodedata
 from collections.abc import Sequence
@@ -20,7 +21,12 @@ import brahmic_pua
 from brahmic_pua.io.lines import file_lines
 from brahmic_pua.trainer import train_model
 
-CORPORA = Path(__file__).resolve().parents[3] / "shared" / "corpora"
+# The tests' rule (tests/conftest.py): the folder $BRAHMIC_PUA_CORPORA names, else
+# ../shared/corpora beside the checkout (a checkout elsewhere, e.g. a git worktree, names it).
+CORPORA = Path(
+    os.environ.get("BRAHMIC_PUA_CORPORA")
+    or Path(__file__).resolve().parents[3] / "shared" / "corpora"
+)
 TRAIN = CORPORA / "te.train.txt"
 NEWS = CORPORA / "te.extra.txt"  # ends in news lines; its tail is never trained on
 # Training text that --train-extra adds (licences: see README and ../shared/corpora/SOURCES.md).
@@ -59,20 +65,32 @@ class Arm:
 def read_lines(path: Path, limit: int | None = None, tail: bool = False) -> list[str]:
     """Non-empty lines of a corpus file: the first ``limit`` (or the last, with ``tail``)."""
     if not path.is_file():
-        raise SystemExit(f"corpus not found: {path} (the checkout must sit beside shared/)")
+        raise SystemExit(
+            f"corpus not found: {path} (the checkout must sit beside shared/, or "
+            "BRAHMIC_PUA_CORPORA name the corpora's folder)"
+        )
     lines = list(file_lines(path, skip_blank=True))  # the trainer's line rule
     if limit is None:
         return lines
     return lines[-limit:] if tail else lines[:limit]
 
 
-def heldout_lines(files: list[Path] | None, limit: int) -> list[str]:
-    """Held-out text, NFC'd once here so every arm scores exactly the same characters."""
-    if files:
-        lines = [line for path in files for line in read_lines(path)][:limit]
+def heldout_texts(files: list[Path] | None, limit: int) -> list[list[str]]:
+    """The held-out texts: one per file, its first ``limit`` non-empty lines, each file scored
+    on its own; without files, te.extra's last ``limit`` lines. NFC'd once here so every arm
+    scores exactly the same characters. A file with no line to score stops the run in one line
+    (its bits per byte would divide by zero bytes)."""
+    if not files:
+        texts = [read_lines(NEWS, limit, tail=True)]
     else:
-        lines = read_lines(NEWS, limit, tail=True)
-    return [unicodedata.normalize("NFC", line) for line in lines]
+        for path in files:
+            if not path.is_file():
+                raise SystemExit(f"--heldout: {path} is not a file")
+        texts = [read_lines(path, limit) for path in files]
+        for path, lines in zip(files, texts, strict=True):
+            if not lines:
+                raise SystemExit(f"--heldout: {path} has no non-empty line to score")
+    return [[unicodedata.normalize("NFC", line) for line in lines] for lines in texts]
 
 
 def training_text(
@@ -84,8 +102,9 @@ def training_text(
 ) -> tuple[list[str], dict[str, dict[str, int]]]:
     """The first ``train_lines`` lines of ``base`` (te.train.txt), then each ``extra`` corpus in
     full, except what the held-out text is made of: te.extra's last ``news_tail`` lines (the default
-    held-out slice) are cut, and any line that equals a held-out line, as read or after NFC, is
-    dropped. Returns the lines and, per source, lines kept and lines dropped as held-out."""
+    held-out slice) are cut, and any line that equals a held-out line (of any held-out file: give
+    them all), as read or after NFC, is dropped. Returns the lines and, per source, lines kept
+    and lines dropped as held-out."""
     sources = {base.name: read_lines(base, train_lines)}
     for name in extra:
         lines = read_lines(EXTRA[name])

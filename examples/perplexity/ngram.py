@@ -24,8 +24,8 @@ n-grams get dense ids, an n-gram's key is (dense id of its first n − 1 tokens)
 and lookups are binary searches in the sorted keys, so a few million tokens train in seconds.
 
 ngram_table fits one model per order on each arm's training tokens and scores the held-out
-stream the GPTs score (``run.py --ngram``, and ``--ngram-only``: the tokenizers and this table
-alone, in about a minute for the cpu preset).
+stream the GPTs score, of each held-out file (``run.py --ngram``, and ``--ngram-only``: the
+tokenizers and this table alone, in about a minute for the cpu preset).
 """
 
 from __future__ import annotations
@@ -221,51 +221,59 @@ def bits_per_byte(model: KneserNey, stream: Sequence[int], n_bytes: int) -> floa
 def ngram_table(
     arms: list[Arm],
     train_text: list[str],
-    heldout: list[str],
+    heldouts: list[list[str]],
     orders: list[int],
     resamples: int,
-) -> dict[str, Any]:
+) -> list[dict[str, Any]]:
     """Bits per byte of an interpolated modified Kneser–Ney model of each order on each arm's
-    training tokens (every line then its end-of-sentence id, after a leading one), on the
-    held-out stream the GPTs score; for every arm but the plain ones, the difference from the
-    plain arm of its type with the paired bootstrap over held-out lines."""
-    table: dict[str, Any] = {}
-    per_line_bits: dict[tuple[str, int], list[float]] = {}
-    sizes = line_bytes(heldout)
+    training tokens (every line then its end-of-sentence id, after a leading one), on each
+    held-out text's stream as the GPTs score it, one table per text (each model is fitted once
+    and scores them all); for every arm but the plain ones, the difference from the plain arm
+    of its type with the paired bootstrap over that text's lines."""
+    tables: list[dict[str, Any]] = [{} for _ in heldouts]
+    per_line_bits: dict[tuple[int, str, int], list[float]] = {}
+    sizes = [line_bytes(heldout) for heldout in heldouts]
     for arm in arms:
         train_ids = arm.stream(train_text, lead=True)
-        held = arm.stream(heldout, lead=True)
-        rows = arm.encode(heldout)
-        row: dict[str, Any] = {"train_tokens": len(train_ids), "orders": {}}
+        held = [(arm.stream(heldout, lead=True), arm.encode(heldout)) for heldout in heldouts]
+        rows_of: list[dict[str, Any]] = [
+            {"train_tokens": len(train_ids), "orders": {}} for _ in heldouts
+        ]
         for order in orders:
             start = time.perf_counter()
             model = KneserNey(train_ids, arm.vocab_size, order)
-            bits = per_line([-b for b in model.log2_probabilities(held)], rows)
-            per_line_bits[arm.name, order] = bits
-            bpb = math.fsum(bits) / sum(sizes)
-            seconds = time.perf_counter() - start
-            row["orders"][str(order)] = {
-                "bits_per_byte": bpb,
-                "seconds": seconds,
-                "discounts": [list(level.discounts) for level in model.levels],
-            }
-            print(
-                f"  {arm.name} {order}-gram: {bpb:.4f} bits per byte ({seconds:.1f} s)",
-                file=sys.stderr,
-            )
-        table[arm.name] = row
+            fitted = time.perf_counter() - start
+            for k, (stream, rows) in enumerate(held):
+                start = time.perf_counter()
+                bits = per_line([-b for b in model.log2_probabilities(stream)], rows)
+                per_line_bits[k, arm.name, order] = bits
+                bpb = math.fsum(bits) / sum(sizes[k])
+                seconds = fitted + time.perf_counter() - start
+                rows_of[k]["orders"][str(order)] = {
+                    "bits_per_byte": bpb,
+                    "seconds": seconds,
+                    "discounts": [list(level.discounts) for level in model.levels],
+                }
+                which = f" on held-out file {k + 1}" if len(heldouts) > 1 else ""
+                print(
+                    f"  {arm.name} {order}-gram{which}: {bpb:.4f} bits per byte ({seconds:.1f} s)",
+                    file=sys.stderr,
+                )
+        for table, row in zip(tables, rows_of, strict=True):
+            table[arm.name] = row
     for arm in arms:
         base = f"plain-{arm.model_type}"
-        if arm.kind == "plain" or base not in table:
+        if arm.kind == "plain" or base not in tables[0]:
             continue
-        for order in orders:
-            ours, theirs = per_line_bits[arm.name, order], per_line_bits[base, order]
-            diff = [a - b for a, b in zip(ours, theirs, strict=True)]
-            point, low, high = bootstrap_ratio(diff, sizes, resamples, seed=0)
-            table[arm.name]["orders"][str(order)]["gap"] = {
-                "mean": point,
-                "low": low,
-                "high": high,
-                "baseline": base,
-            }
-    return table
+        for k, table in enumerate(tables):
+            for order in orders:
+                ours, theirs = per_line_bits[k, arm.name, order], per_line_bits[k, base, order]
+                diff = [a - b for a, b in zip(ours, theirs, strict=True)]
+                point, low, high = bootstrap_ratio(diff, sizes[k], resamples, seed=0)
+                table[arm.name]["orders"][str(order)]["gap"] = {
+                    "mean": point,
+                    "low": low,
+                    "high": high,
+                    "baseline": base,
+                }
+    return tables

@@ -58,11 +58,19 @@ def parse_args(argv: list[str] | None, description: str | None) -> argparse.Name
         "--heldout",
         type=Path,
         nargs="+",
+        action="extend",
         metavar="FILE",
-        help="held-out text files (default: the last lines of te.extra.txt, news "
-        "that no tokenizer or model trains on)",
+        help="held-out text files, several after one --heldout or one per --heldout (default: "
+        "the last lines of te.extra.txt, news that no tokenizer or model trains on); the models "
+        "are trained once, without any line equal to a held-out line of any file, and each file "
+        "is scored and reported on its own; the first file is the text of the main tables, the "
+        "checkpoints (--so-far too), the trend and the attribution",
     )
-    p.add_argument("--heldout-lines", type=int, help="held-out lines scored (preset's default)")
+    p.add_argument(
+        "--heldout-lines",
+        type=int,
+        help="held-out lines scored, of each --heldout file its first ones (preset's default)",
+    )
     p.add_argument(
         "--train",
         type=Path,
@@ -179,7 +187,8 @@ def parse_args(argv: list[str] | None, description: str | None) -> argparse.Name
         "--checkpoint-lines",
         type=int,
         default=1000,
-        help="held-out lines scored at each checkpoint (the first ones; default 1000)",
+        help="held-out lines scored at each checkpoint (the first ones, of the first --heldout "
+        "file; default 1000)",
     )
     p.add_argument(
         "--save-every",
@@ -278,6 +287,15 @@ def settings(args: argparse.Namespace) -> Preset:
     if args.steps is not None:
         overrides["calibrate"] = False
     cfg = replace(preset, **{k: v for k, v in overrides.items() if v is not None})
+    given = [str(path) for path in args.heldout or []]
+    twice = sorted({path for path in given if given.count(path) > 1})
+    if twice:  # its section would be reported twice, under one name
+        print(
+            f"{Path(sys.argv[0]).name}: error: --heldout: {twice[0]} is given twice; give each "
+            "held-out file once",
+            file=sys.stderr,
+        )
+        raise SystemExit(2)
     if args.only_seeds is not None and not all(0 <= k < cfg.seeds for k in args.only_seeds):
         raise SystemExit(
             f"--only-seeds: each seed must be from 0 to {cfg.seeds - 1} (--seeds is {cfg.seeds})"

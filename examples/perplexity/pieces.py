@@ -20,7 +20,7 @@ from collections import Counter
 from pathlib import Path
 
 from attribution import piece_text
-from data import ARM_SPECS, Arm, heldout_lines, train_arm, training_text
+from data import ARM_SPECS, Arm, heldout_texts, train_arm, training_text
 
 
 def shown(arm: Arm) -> list[str]:
@@ -44,7 +44,7 @@ def main(argv: list[str] | None = None) -> None:
     if not all((folder / f"{name}.model").is_file() for name in names):
         sys.exit(f"{folder} has no {names[0]}.model and {names[1]}.model: run run.py first")
     # the default training text, as run.py gives it (no tokenizer is trained here)
-    train, _ = training_text(None, [], heldout_lines(None, 1000), 1000)
+    train, _ = training_text(None, [], heldout_texts(None, 1000)[0], 1000)
     plain, ours = (train_arm(ARM_SPECS[name], train, 8000, folder) for name in names)
     texts = {arm.name: shown(arm) for arm in (plain, ours)}
     for name, pieces in texts.items():

@@ -95,7 +95,7 @@ def markdown(results: dict[str, Any]) -> str:
         f"{seeds} seed(s) {s['seeds']}; training text: {sources}; {train['bytes']:,} UTF-8 "
         f"bytes; held-out: {s['heldout']['lines']} lines, "
         f"{s['heldout']['bytes']:,} UTF-8 bytes (NFC, line ends included), from "
-        f"{s['heldout']['source']}. Wall time {results['wall_seconds']:.1f} s.",
+        f"{s['heldout']['source']}{_first_of(results)}. Wall time {results['wall_seconds']:.1f} s.",
         "",
         "| tokenizer | "
         + ("NSL vs o200k | " if o200k else "")
@@ -164,13 +164,7 @@ def markdown(results: dict[str, Any]) -> str:
             "where both intervals exclude zero.",
             "",
         ]
-    for name, d in results["differences"].items():
-        boot = d["bootstrap"]
-        seed_ci = "" if d["low"] is None else f" seeds [{d['low']:+.4f}, {d['high']:+.4f}];"
-        lines.append(
-            f"- {name} − {d['baseline']}: {d['mean']:+.4f} ({d['relative']:+.2%} of plain);"
-            f"{seed_ci} lines [{boot['low']:+.4f}, {boot['high']:+.4f}]; {verdict(d)}"
-        )
+    lines += [difference_line(name, d) for name, d in results["differences"].items()]
     stock = [n for n in results["arms"] if n.startswith("stock-")]
     if stock:
         lines += [
@@ -206,9 +200,98 @@ def markdown(results: dict[str, Any]) -> str:
         UNDERTRAINED,
         "",
         results["plot_note"],
+        *heldout_files_section(results),
         "",
     ]
     return "\n".join(lines)
+
+
+def difference_line(name: str, d: dict[str, Any]) -> str:
+    """One arm's difference from its plain arm: mean, % of plain, both intervals, the verdict."""
+    boot = d["bootstrap"]
+    seed_ci = "" if d["low"] is None else f" seeds [{d['low']:+.4f}, {d['high']:+.4f}];"
+    return (
+        f"- {name} − {d['baseline']}: {d['mean']:+.4f} ({d['relative']:+.2%} of plain);"
+        f"{seed_ci} lines [{boot['low']:+.4f}, {boot['high']:+.4f}]; {verdict(d)}"
+    )
+
+
+def _first_of(results: dict[str, Any]) -> str:
+    """With several --heldout files, that the main tables are the first one's."""
+    files = results.get("heldout_files", [])
+    if len(files) < 2:
+        return ""
+    return (
+        f" (the first of {len(files)} held-out files; the models are scored on each on its "
+        "own in “Each held-out file on its own” below)"
+    )
+
+
+def heldout_files_section(results: dict[str, Any]) -> list[str]:
+    """With several --heldout files, one section per file (results.json's "heldout_files"):
+    each arm's tokenizer numbers and, where models were trained, bits per byte on that file, the
+    difference of every arm from its plain arm with both intervals and the verdict, the
+    Kneser–Ney table on it, and the unattached signs the file itself writes. None otherwise."""
+    files = results.get("heldout_files", [])
+    if len(files) < 2:
+        return []
+    gpt = "arms" in files[0]
+    out = [
+        "",
+        "## Each held-out file on its own",
+        "",
+        f"The same {'models' if gpt else 'tokenizers'}"
+        + (" and n-gram models" if "ngram" in files[0] else "")
+        + ", scored on each held-out file separately (its first lines, NFC, line ends "
+        "included); no line of any of them is in the training text. The tables above are "
+        "the first file's"
+        + (
+            ", and so are the checkpoints, the trend and the attribution. Differences as "
+            "above: arm − plain arm of the same type, the t-interval over seeds and the "
+            "bootstrap over this file's lines; a difference is claimed only where both "
+            "exclude zero."
+            if gpt
+            else "."
+        ),
+    ]
+    for k, f in enumerate(files, start=1):
+        out += [
+            "",
+            f"### {k}. `{f['source']}`: {f['lines']:,} lines, {f['bytes']:,} UTF-8 bytes",
+            "",
+            "| tokenizer | NSL vs plain | "
+            + ("per-token PPL | **bits per byte** (95% CI) | bits per char | " if gpt else "")
+            + "fertility | bytes/token | orphan marks /1000 held-out | round-trip |",
+            "|---|---:|" + ("---:|---:|---:|" if gpt else "") + "---:|---:|---:|---:|",
+        ]
+        for name, t in f["tokenizers"].items():
+            scored = ""
+            if gpt:
+                a = f["arms"][name]
+                scored = (
+                    f" {_ci(a['ppl'], 1)} | **{_ci(a['bits_per_byte'])}** | "
+                    f"{_ci(a['bits_per_char'])} |"
+                )
+            out.append(
+                f"| {name} | {t['nsl_vs_plain']:.3f} |{scored} {t['fertility']:.3f} | "
+                f"{t['bytes_per_token']:.3f} | {t['orphan_marks_per_1000']:.2f} | "
+                f"{t['round_trip_rate']:.4f} |"
+            )
+        if gpt and f["differences"]:
+            out.append("")
+            out += [difference_line(name, d) for name, d in f["differences"].items()]
+        if "ngram" in f:
+            out += ["", "Kneser–Ney n-grams on this file (bits per byte; gaps as above):", ""]
+            out += ngram_rows(f["ngram"], f.get("arms"), f.get("differences"))
+        m = f["malformed"]
+        out += [
+            "",
+            f"Unattached Brahmic signs in the file itself: {m['per_1000_characters']:.2f} per "
+            f"1000 characters ({m['characters']:,} characters: {m['line_start']} at a line "
+            f"start, {m['after_space']} after a space, {m['cannot_follow']} after a character "
+            "they cannot follow)" + ("; in generated text, the table above." if gpt else "."),
+        ]
+    return out
 
 
 def _interval(low: float | None, high: float | None, signed: bool = True) -> str:
@@ -333,9 +416,7 @@ def ngram_section(
     differences: dict[str, Any] | None = None,
 ) -> list[str]:
     """Bits per byte of each arm's Kneser–Ney models, per order, beside the GPT's."""
-    orders = list(next(iter(ngram.values()))["orders"])
-    with_gpt = arms is not None
-    out = [
+    return [
         "",
         "## Interpolated modified Kneser–Ney n-grams (a converged comparator)",
         "",
@@ -344,6 +425,20 @@ def ngram_section(
         "same type, % of plain, and the paired bootstrap's 95% interval over held-out lines "
         "(the n-gram models are deterministic: the text is the only noise).",
         "",
+        *ngram_rows(ngram, arms, differences),
+    ]
+
+
+def ngram_rows(
+    ngram: dict[str, Any],
+    arms: dict[str, Any] | None = None,
+    differences: dict[str, Any] | None = None,
+) -> list[str]:
+    """The n-gram table: per arm, bits per byte per order (and the GPT's, given ``arms``), and
+    below each arm that is not plain its gap per order (and the GPT's, from ``differences``)."""
+    orders = list(next(iter(ngram.values()))["orders"])
+    with_gpt = arms is not None
+    out = [
         "| arm | training tokens | "
         + " | ".join(f"{o}-gram" for o in orders)
         + (" | GPT (final) |" if with_gpt else " |"),
@@ -390,7 +485,8 @@ def ngram_markdown(results: dict[str, Any]) -> str:
         "",
         f"Vocabulary {s['vocab_size']}; training text {s['train']['lines']:,} lines, "
         f"{s['train']['bytes']:,} UTF-8 bytes; held-out {s['heldout']['lines']} lines, "
-        f"{s['heldout']['bytes']:,} bytes, from {s['heldout']['source']}. Wall time "
+        f"{s['heldout']['bytes']:,} bytes, from {s['heldout']['source']}{_first_of(results)}. "
+        "Wall time "
         f"{results['wall_seconds']:.1f} s.",
         "",
         "| tokenizer | NSL vs plain | NSL vs stock | fertility | bytes/token | round-trip |",
@@ -406,6 +502,7 @@ def ngram_markdown(results: dict[str, Any]) -> str:
         "",
         "A stock arm that does not round-trip the held-out text is scored on what it keeps of "
         "it: its bits per byte are not comparable.",
+        *heldout_files_section(results),
         "",
     ]
     return "\n".join(lines)

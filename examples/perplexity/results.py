@@ -19,8 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import sentencepiece
-import torch
-from data import ARM_SPECS, Arm, per_line, text_size
+from data import ARM_SPECS, Arm, line_bytes, per_line, text_size
 from measures import language_metrics, malformed, pooled_malformed
 from plot import bar_chart, line_chart, trend_chart
 from preset import Preset
@@ -84,7 +83,7 @@ def arm_entry(
     train_seconds = math.fsum(r["train_seconds"] for r in runs) / len(runs)
     generated = [r["samples"] for r in runs]
     seeds = [
-        {k: v for k, v in r.items() if k not in ("nll", "checkpoints")}
+        {k: v for k, v in r.items() if k not in ("nll", "nll_further", "checkpoints")}
         | {
             "checkpoints": [
                 {
@@ -165,6 +164,56 @@ def difference(
     return d
 
 
+def heldout_file(
+    source: str,
+    lines: list[str],
+    arms: list[Arm],
+    tokenizers: dict[str, dict[str, float]],
+    resamples: int,
+    nll: dict[str, list[list[float]]] | None = None,
+    ngram: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """One held-out file scored on its own (results.json's "heldout_files", one per --heldout
+    file when there are several): its size, the unattached signs it writes itself, each arm's
+    tokenizer numbers on it, and, given ``nll`` (per arm, each seed's NLL per token of the
+    file's stream, the models run.py trained once), each arm's per-token perplexity and bits per
+    byte and character with their seed t-intervals, and each non-plain arm's difference from
+    its plain arm (seed t-interval and bootstrap over this file's lines), as for the first
+    file; ``ngram``: the Kneser–Ney table on this file."""
+    n_bytes, n_chars = text_size(lines)
+    entry: dict[str, Any] = {
+        "source": source,
+        "lines": len(lines),
+        "bytes": n_bytes,
+        "characters": n_chars,
+        "malformed": malformed(lines),
+        "tokenizers": tokenizers,
+    }
+    if nll is not None:
+        scores = {
+            a.name: score_arm(
+                a, [{"nll": x, "checkpoints": []} for x in nll[a.name]], lines, n_bytes, n_chars
+            )
+            for a in arms
+        }
+        entry["arms"] = {
+            a.name: {
+                key: _summary([s[key] for s in scores[a.name].scored])
+                for key in ("ppl", "bits_per_byte", "bits_per_char")
+            }
+            for a in arms
+        }
+        entry["differences"] = {
+            a.name: difference(a, scores, line_bytes(lines), resamples)
+            | {"round_trip_rate": tokenizers[a.name]["round_trip_rate"]}
+            for a in arms
+            if a.kind != "plain"
+        }
+    if ngram is not None:
+        entry["ngram"] = ngram
+    return entry
+
+
 def _summary(values: list[float]) -> dict[str, Any]:
     return _summary_of(mean_ci(values)) | {"values": values}
 
@@ -195,7 +244,9 @@ def data_settings(
             "bytes": text_size(train_text)[0],
         },
         "heldout": {
-            "source": ", ".join(map(str, args.heldout or [])) or "te.extra.txt (tail, news)",
+            # with several files: the first, whose lines these are (run.py's heldout_file for each)
+            "source": str(args.heldout[0]) if args.heldout else "te.extra.txt (tail, news)",
+            **({"files": [str(p) for p in args.heldout]} if len(args.heldout or []) > 1 else {}),
             "lines": len(heldout),
             "bytes": n_bytes,
             "characters": n_chars,
@@ -242,6 +293,8 @@ def run_settings(
 def provenance() -> dict[str, Any]:
     """What the numbers came from besides the settings: versions and machine (a resumed run
     equals an uninterrupted one only on the same machine, threads and torch)."""
+    import torch  # here only: scoring and tables need no torch, nor do the tests of them
+
     return {
         "versions": {
             "python": platform.python_version(),

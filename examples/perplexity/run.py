@@ -9,12 +9,13 @@
 
 Four tokenizers at one vocabulary size (plain spm Unigram and BPE with lossless options,
 brahmic_pua Unigram and BPE; --stock-baseline adds spm with its default options), one small GPT
-per tokenizer and seed, all scored on the same NFC held-out text: per-token perplexity as the
-paper reports it, and bits per byte, which the conclusion rests on (per-token perplexity is not
-comparable across tokenizers), with a paired bootstrap over held-out lines beside the seed
-intervals; NSL vs o200k (GPT-4o's tokenizer) when the optional bpe-openai package is installed
-(pip install 'brahmic-pua[compare]'); orphan-mark tokens in the held-out encoding and in text
-each model generates. With --arms, variants of the brahmic_pua trainer (policy=akshara,
+per tokenizer and seed, all scored on the same NFC held-out text (--heldout FILE…: each file
+on its own, the models trained once): per-token perplexity as the paper reports it, and bits
+per byte, which the conclusion rests on (per-token perplexity is not comparable across
+tokenizers), with a paired bootstrap over held-out lines beside the seed intervals; NSL vs
+o200k (GPT-4o's tokenizer) when the optional bpe-openai package is installed (pip install
+'brahmic-pua[compare]'); orphan-mark tokens in the held-out encoding and in text each model
+generates. With --arms, variants of the brahmic_pua trainer (policy=akshara,
 character_coverage=0.9995, complete_word_starts off). Log-spaced checkpoints give the gap against
 tokens seen (trend.py), the final models' bits are split by token class (attribution.py), and
 --ngram adds interpolated modified Kneser–Ney models (ngram.py) as a converged comparator. Every
@@ -46,7 +47,7 @@ from composed import composition
 from data import (
     ARM_SPECS,
     Arm,
-    heldout_lines,
+    heldout_texts,
     line_bytes,
     per_line,
     text_size,
@@ -65,6 +66,7 @@ from results import (
     arm_entry,
     data_settings,
     difference,
+    heldout_file,
     plot_results,
     provenance,
     run_settings,
@@ -86,19 +88,22 @@ def main(argv: list[str] | None = None) -> None:
     if str(args.device).startswith("cuda"):
         torch.backends.cuda.matmul.allow_tf32 = True
         torch.backends.cudnn.allow_tf32 = True
-    out = args.out or Path(tempfile.mkdtemp(prefix="perplexity_"))
-    out.mkdir(parents=True, exist_ok=True)
     names = arm_names(args, cfg)
 
     # --- data: held-out lines no tokenizer or model trains on, and the training text
-    heldout = heldout_lines(args.heldout, cfg.heldout_lines)
+    texts = heldout_texts(args.heldout, cfg.heldout_lines)  # one per --heldout file
+    heldout = texts[0]  # the text of the main tables, the checkpoints and the attribution
     news_tail = 0 if args.heldout else cfg.heldout_lines
+    every_heldout_line = [line for text in texts for line in text]
     train_text, train_sources = training_text(
-        cfg.train_lines, args.train_extra, heldout, news_tail, args.train
+        cfg.train_lines, args.train_extra, every_heldout_line, news_tail, args.train
     )
     n_bytes, n_chars = text_size(heldout)
     heldout_line_bytes = line_bytes(heldout)
     train_bytes = text_size(train_text)[0]
+    # made once the texts are read: a held-out file or corpus that is not there leaves no folder
+    out = args.out or Path(tempfile.mkdtemp(prefix="perplexity_"))
+    out.mkdir(parents=True, exist_ok=True)
 
     # --- tokenizers: one per arm, all at one vocabulary size on the same text
     tokenizers_seen = resume.tokenizer_request(cfg, args, train_sources, train_bytes)
@@ -106,16 +111,33 @@ def main(argv: list[str] | None = None) -> None:
     arms = [train_arm(ARM_SPECS[n], train_text, cfg.vocab_size, out / "tokenizers") for n in names]
     (out / "tokenizers").mkdir(parents=True, exist_ok=True)
     resume.write_json(out / "tokenizers" / "request.json", {"request": tokenizers_seen})
-    tokenizers, o200k = tokenizer_table(
-        arms, heldout, train_text, cfg.vocab_size, out / "tokenizers"
-    )  # their own numbers on the held-out lines
+    tokenizers_on = [  # their own numbers on each held-out text
+        tokenizer_table(arms, text, train_text, cfg.vocab_size, out / "tokenizers")
+        for text in texts
+    ]
+    tokenizers, o200k = tokenizers_on[0]
     recorded = data_settings(args, cfg, names, train_sources, train_text, heldout, o200k)
-    ngrams = None
+    ngrams_on: list[dict[str, Any]] | None = None
     if args.ngram or args.ngram_only:  # Kneser–Ney models: a converged comparator
-        ngrams = ngram_table(arms, train_text, heldout, args.ngram_orders, cfg.bootstrap)
+        ngrams_on = ngram_table(arms, train_text, texts, args.ngram_orders, cfg.bootstrap)
+    ngrams = None if ngrams_on is None else ngrams_on[0]
+    sources = [str(path) for path in args.heldout or []]
     if args.ngram_only:
         results: dict[str, Any] = {"command": command, "settings": recorded}
-        results |= {"tokenizers": tokenizers, "ngram": ngrams, **provenance()}
+        results |= {"tokenizers": tokenizers, "ngram": ngrams}
+        if len(texts) > 1:
+            results["heldout_files"] = [
+                heldout_file(
+                    sources[k],
+                    text,
+                    arms,
+                    tokenizers_on[k][0],
+                    cfg.bootstrap,
+                    ngram=None if ngrams_on is None else ngrams_on[k],
+                )
+                for k, text in enumerate(texts)
+            ]
+        results |= provenance()
         results["wall_seconds"] = time.perf_counter() - started
         write_results(out, results, ngram_markdown(results))
         return
@@ -123,9 +145,12 @@ def main(argv: list[str] | None = None) -> None:
     # --- what every model trains on and is scored on; an earlier run in --out resumes
     streams = {a.name: torch.tensor(a.stream(train_text), dtype=torch.long) for a in arms}
     heldout_streams = {a.name: a.stream(heldout, lead=True) for a in arms}
+    further = {a.name: [a.stream(t, lead=True) for t in texts[1:]] for a in arms}  # other files
     tokens_per_byte = {name: len(s) / train_bytes for name, s in streams.items()}
     checkpoint_lines = heldout[: args.checkpoint_lines]
     request = resume.run_request(cfg, args, tokenizers_seen, len(checkpoint_lines), names)
+    if len(texts) > 1:  # each file scored on its own (not concatenated, as before)
+        request["heldout_each"] = True
     state_dir = out / "state"
     stored = resume.check_request(state_dir / "run.json", request)
     if stored is not None:  # the sizes the earlier run chose (calibration included)
@@ -144,7 +169,7 @@ def main(argv: list[str] | None = None) -> None:
         return
     chosen = sorted(set(args.only_seeds)) if args.only_seeds is not None else list(range(cfg.seeds))
     if cfg.calibrate or cfg.budget_minutes is not None or cfg.estimate:
-        longest = max(map(len, heldout_streams.values()))
+        longest = max(len(s) + sum(map(len, further[n])) for n, s in heldout_streams.items())
         ckpt_tokens = max(len(a.stream(checkpoint_lines)) for a in arms)
         taken = resume.steps_taken(state_dir, arms, chosen)
         cfg = size_run(cfg, args, streams, started, longest, ckpt_tokens, taken)
@@ -167,6 +192,7 @@ def main(argv: list[str] | None = None) -> None:
                 arm.stream(checkpoint_lines, lead=True),
                 rows,
                 checkpoint_steps(steps[arm.name], cfg.checkpoint_from, args.checkpoints),
+                further[arm.name],
             )
             print(f"{arm.name} seed {seed}: {steps[arm.name]} steps", file=sys.stderr)
             folder = state_dir / arm.name / f"seed{seed}"
@@ -257,6 +283,19 @@ def main(argv: list[str] | None = None) -> None:
         for arm_scores in scores.values()
         for s in arm_scores.scored
     )
+    if len(texts) > 1:  # every file on its own, the first included (checked: the same numbers)
+        results["heldout_files"] = [
+            heldout_file(
+                sources[k],
+                text,
+                arms,
+                tokenizers_on[k][0],
+                cfg.bootstrap,
+                {a.name: [file_nll(r, k) for r in records[a.name]] for a in arms},
+                None if ngrams_on is None else ngrams_on[k],
+            )
+            for k, text in enumerate(texts)
+        ]
 
     # --- results: results.json (every number, the settings, the command), results.md, plots
     results["settings"] = run_settings(recorded, args, cfg, names, checkpoint_bytes, out)
@@ -269,6 +308,11 @@ def main(argv: list[str] | None = None) -> None:
             print(f"trend of {name} − {t['baseline']}: {t['fit']['verdict']}", file=sys.stderr)
 
 
+def file_nll(record: dict[str, Any], k: int) -> list[float]:
+    """A finished model's NLL per token of held-out file ``k`` (0: the first, its "nll")."""
+    return list(record["nll"]) if k == 0 else list(record["nll_further"][k - 1])
+
+
 def arm_steps(cfg: Preset, regime: str, tokens_per_byte: dict[str, float]) -> dict[str, int]:
     """Steps per arm: equal, or proportional to tokens per byte so bytes seen are equal."""
     if regime == "tokens":
@@ -279,12 +323,14 @@ def arm_steps(cfg: Preset, regime: str, tokens_per_byte: dict[str, float]) -> di
 
 @dataclass
 class Scoring:
-    """What a run scores: the whole held-out stream at the end, the first lines at checkpoints."""
+    """What a run scores: the whole held-out stream at the end, the first lines at checkpoints,
+    and, at the end, the stream of every further --heldout file."""
 
     heldout: list[int]
     checkpoint: list[int]
     checkpoint_rows: list[list[int]]
     marks: list[int] = field(default_factory=list)
+    further: list[list[int]] = field(default_factory=list)
 
 
 def run_seed(
@@ -378,6 +424,8 @@ def run_seed(
         "flops": 6 * parameter_count(model) * tokens_seen,
         "checkpoints": checkpoints,
     }
+    if scoring.further:  # several --heldout files: each further one scored on its own
+        record["nll_further"] = [score(model, s, device) for s in scoring.further]
     if passes is not None:
         record["sampled_pass_tokens"] = {str(k): v for k, v in sorted(passes.tokens.items())}
     saved.finish(model, record)
