@@ -119,12 +119,19 @@ def test_smoke_run(tmp_path: Path) -> None:
         "stock-unigram",
         "stock-bpe",
     }
-    for arm in arms.values():
+    for name, arm in arms.items():
         assert math.isfinite(arm["bits_per_byte"]["mean"]) and arm["bits_per_byte"]["mean"] > 0
         for seed in arm["seeds"]:
             assert math.isclose(seed["bits_per_byte"], seed["identity_rhs"], rel_tol=1e-9)
         assert arm["samples"]["tokens"] > 0 and arm["samples"]["snippet"]
-        assert arm["samples"]["orphan_marks_per_1000"] >= 0
+        generated = [seed["samples"] for seed in arm["seeds"]]  # pooled over the seeds
+        assert arm["samples"]["tokens"] == sum(g["tokens"] for g in generated)
+        assert arm["samples"]["orphan_marks_per_1000"] == pytest.approx(
+            sum(g["orphan_marks_per_1000"] * g["tokens"] for g in generated)
+            / arm["samples"]["tokens"]
+        )
+        if name.startswith("brahmic_pua"):  # guarantee 2 on the held-out text's encoding
+            assert arm["tokenizer"]["orphan_marks_per_1000"] == 0
         pooled = arm["samples"]["malformed"]  # unattached signs, pooled over the seeds' texts
         texts = [t for seed in arm["seeds"] for t in seed["samples"]["text"].split("\n")]
         count = count_malformed(texts)

@@ -14,6 +14,7 @@ from pathlib import Path
 import click
 import pytest
 from click.testing import CliRunner, Result
+from conftest import require_extra
 
 from brahmic_pua.cli import common
 from brahmic_pua.cli.common import Command, ModelOption, bool_option, spelled_booleans
@@ -122,7 +123,7 @@ NOTICE_WORDS = "is a plain SentencePiece model"
 
 def _run_with_model(command: str, model: str, folder: Path, run: int = 0) -> Result:
     if command == "export":
-        pytest.importorskip("gguf", reason="the gguf extra: pip install -e '.[gguf]'")
+        require_extra("gguf", "gguf", "export --to gguf")
     args, stdin, _ = MODEL_RUNS[command]
     text = folder / "text.txt"
     text.write_text("क्षेत्रमा नेपाल\nకొత్త ఊరు\n", encoding="utf-8")

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import sentencepiece
 from click.testing import CliRunner
-from conftest import NEPALI, sample_held_out, sample_training
+from conftest import NEPALI, require_extra, sample_held_out, sample_training
 
 from brahmic_pua import SCRIPT_NAMES, SentencePieceProcessor
 from brahmic_pua.cli.eval_command import eval_command, vocab_command
@@ -511,7 +511,7 @@ def test_o200k_missing_is_one_clear_error(monkeypatch: pytest.MonkeyPatch) -> No
 
 
 def test_real_o200k(ne_held_out: list[str]) -> None:
-    pytest.importorskip("bpe_openai")
+    require_extra("bpe_openai", "compare", "evaluating o200k")
     result = evaluate(O200k(), ne_held_out[:100])
     assert result["round_trip_rate"] == 1.0 and result["tokens"] > 100
 

@@ -16,14 +16,15 @@ from typing import Any
 import pytest
 import sentencepiece as stock
 from click.testing import CliRunner
-from conftest import NEPALI, sample_held_out
+from conftest import NEPALI, require_extra, sample_held_out
 
 import brahmic_pua
 from brahmic_pua.cli.main import main
 from brahmic_pua.integrations.gguf import llama_text
 from brahmic_pua.model.proto import parse_model
 
-gguf = pytest.importorskip("gguf", reason="the gguf extra: pip install -e '.[gguf]'")
+require_extra("gguf", "gguf", "the GGUF export")
+import gguf  # noqa: E402  (after the check: a skip, not an ImportError, without the extra)
 
 #: llama.h's llama_token_type, written out here (not imported from the code under test).
 LLAMA_TYPES = {1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 6}

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 import sentencepiece as stock
-from conftest import TE_SAMPLE, sample, sample_held_out, slow
+from conftest import TE_SAMPLE, require_extra, sample, sample_held_out, slow
 from hypothesis import given
 from hypothesis import strategies as st
 from strategies import texts
@@ -187,7 +187,9 @@ def test_padding_truncation_and_attention_masks(
 
 
 def test_pytorch_tensors(hf: ModuleType, sample_models: dict[str, Path]) -> None:
-    torch = pytest.importorskip("torch", reason="torch is not installed (the experiment extra)")
+    require_extra("torch", "experiment", "PyTorch tensors")
+    import torch
+
     sp, tok = (
         processor(sample_models["unigram"]),
         load(hf, sample_models["unigram"], pad_token="</s>"),

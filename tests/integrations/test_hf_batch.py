@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import sample_held_out
+from conftest import require_extra, sample_held_out
 from hypothesis import given
 from hypothesis import strategies as st
 from strategies import nasty_texts
@@ -29,6 +29,7 @@ import brahmic_pua
 TOKENS = ["<s>", "</s>", "<unk>", "<new1>", "<extra>"]
 #: Long lines of real text (thousands of characters), for truncation and the length warning.
 LONG = [" ".join(sample_held_out("te")[i : i + 15]) for i in (0, 15)]
+#: "pt" where torch is installed; test_torch_tensors_are_drawn_where_torch_is says so where not.
 TENSORS = [None, "np"] + (["pt"] if importlib.util.find_spec("torch") else [])
 
 #: Texts with the tokens' text in them (where transformers cuts a text), texts that start with a
@@ -101,6 +102,13 @@ def outcome(run: Callable[[], Any]) -> Any:
     except ValueError as error:
         return type(error)
     return {key: plain(value) for key, value in result.items()}
+
+
+def test_torch_tensors_are_drawn_where_torch_is() -> None:
+    """The batch property draws return_tensors="pt" only with torch: its absence is a visible
+    skip here (a failure under CI), not a silent narrowing of the property."""
+    require_extra("torch", "experiment", "batches as torch tensors")
+    assert "pt" in TENSORS
 
 
 @pytest.mark.filterwarnings("ignore:`max_length` is ignored when `padding`=`True`")

@@ -5,7 +5,6 @@ after a crash or Ctrl-C; one-line errors and no partial files."""
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import os
 import re
@@ -20,7 +19,7 @@ from typing import Any
 import pytest
 import speed_reference as reference
 from click.testing import CliRunner
-from conftest import sample
+from conftest import require_extra, sample
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -33,7 +32,6 @@ from brahmic_pua.io.lines import Span, plan_spans, read_lines
 from brahmic_pua.io.npy import HEADER_BYTES, dtype_for, header, id_array, read_ids, write_ids
 from brahmic_pua.trainer import train_model
 
-HAS_NUMPY = importlib.util.find_spec("numpy") is not None
 #: 2,500 lines of Telugu: the sample's 1,142 over and over.
 TELUGU = (sample("te") * 3)[:2500]
 HINDI = sample("hi")
@@ -106,15 +104,15 @@ def test_npy_files_read_back_with_and_without_numpy(tmp_path: Path, dtype: str) 
         write_ids(stream, ids)
     assert len(header(dtype, 10**18)) == HEADER_BYTES
     assert read_ids(path) == (dtype, ids)
-    if HAS_NUMPY:
-        import numpy as np
+    require_extra("numpy", "test", "shards read back by numpy")
+    import numpy as np
 
-        assert np.load(path).tolist() == values
-        assert np.load(path).dtype == np.dtype(dtype)
-        view = np.memmap(path, dtype=np.dtype(dtype), mode="r", offset=HEADER_BYTES)
-        assert view.tolist() == values
-        np.save(tmp_path / "numpy.npy", np.array(values, dtype=dtype))
-        assert read_ids(tmp_path / "numpy.npy") == (dtype, ids)
+    assert np.load(path).tolist() == values
+    assert np.load(path).dtype == np.dtype(dtype)
+    view = np.memmap(path, dtype=np.dtype(dtype), mode="r", offset=HEADER_BYTES)
+    assert view.tolist() == values
+    np.save(tmp_path / "numpy.npy", np.array(values, dtype=dtype))
+    assert read_ids(tmp_path / "numpy.npy") == (dtype, ids)
 
 
 def test_dtype_follows_the_vocabulary() -> None:
@@ -179,11 +177,11 @@ def test_shards_hold_each_lines_ids_then_eos(
     assert index["tokens"] == len(ids) and index["dtype"] == "uint16"
     assert index["bytes"] == sum(p.stat().st_size for p in hostile_corpus_files)
     assert all((out / f"{s['file']}.COMPLETE").is_file() for s in index["shards"])
-    if HAS_NUMPY:
-        import numpy as np
+    require_extra("numpy", "test", "shards read back by numpy")
+    import numpy as np
 
-        loaded = [np.load(out / s["file"], mmap_mode="r") for s in index["shards"]]
-        assert np.concatenate(loaded).tolist() == ids
+    loaded = [np.load(out / s["file"], mmap_mode="r") for s in index["shards"]]
+    assert np.concatenate(loaded).tolist() == ids
 
 
 def test_workers_and_shard_sizes_change_nothing_but_the_cut(

@@ -29,7 +29,7 @@ from typing import Any
 
 import pytest
 import sentencepiece as stock
-from conftest import examples
+from conftest import examples, require_extra
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sentencepiece import sentencepiece_model_pb2
@@ -479,7 +479,9 @@ def test_every_id_alone_and_after_a_start(decode_cases: dict[str, Case], name: s
 
 def test_ids_in_a_numpy_array(decode_cases: dict[str, Case]) -> None:
     """Not a list, so straight to stock: the same text as the list's one-pass decode."""
-    numpy = pytest.importorskip("numpy")
+    require_extra("numpy", "test", "ids in a NumPy array")
+    import numpy
+
     case = decode_cases["literals"]
     for ids in [*map(list, case.runs), list(case.special), case.ours.encode(_literal_lines()[0])]:
         array = numpy.array(ids, dtype=numpy.int64)

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 import sentencepiece as stock
-from conftest import examples, sample, sample_held_out, sample_training
+from conftest import examples, require_extra, sample, sample_held_out, sample_training
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -345,7 +345,9 @@ def test_flush_starts_a_new_sequence(processors: dict[str, Any]) -> None:
 
 
 def test_ids_in_any_integer_type(processors: dict[str, Any]) -> None:
-    numpy = pytest.importorskip("numpy")
+    require_extra("numpy", "test", "ids of NumPy integer types")
+    import numpy
+
     processor = processors["brahmic unigram"]
     ids = processor.encode("తెలుగు భాష")
     decoder = processor.stream_decoder()
