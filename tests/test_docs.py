@@ -48,7 +48,7 @@ PAGES = sorted([REPO / "README.md", *(REPO / "docs").rglob("*.md")])
 TE_MODEL = (
     "brahmic-pua train --input brahmic_pua/data/te.sample.txt --model_prefix te --vocab_size 2000"
 )
-LINKED = ("brahmic_pua", "cli", "examples", "bench", "patches", "tools", "pyproject.toml")
+LINKED = ("brahmic_pua", "examples", "bench", "patches", "tools", "pyproject.toml")
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 RUN = ("python", "console")
 # extra name -> (module, pip extra) for the needs: marker

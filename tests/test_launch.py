@@ -15,7 +15,7 @@ import pytest
 from conftest import default_sigint, slow
 
 SCRIPT = shutil.which("brahmic-pua", path=os.path.dirname(sys.executable))
-#: Our source: the package, the launcher and cli/, by where they lie in this checkout. Before the
+#: Our source: the package and the launcher, by where they lie in this checkout. Before the
 #: first line of brahmic_pua_launch.py runs, a Ctrl-C lands in code that is not ours: CPython's
 #: start (computing sys.path[0], or site importing a .pth file's line, "init_import_site") or
 #: the console script's own ``from brahmic_pua_launch import main`` while the import system looks
@@ -24,12 +24,12 @@ SCRIPT = shutil.which("brahmic-pua", path=os.path.dirname(sys.executable))
 ROOT = Path(__file__).resolve().parent.parent
 OURS = tuple(
     str(ROOT / name) + (os.sep if is_folder else "")
-    for name, is_folder in (("brahmic_pua", True), ("brahmic_pua_launch.py", False), ("cli", True))
+    for name, is_folder in (("brahmic_pua", True), ("brahmic_pua_launch.py", False))
 )
 
 
 def _frames_of_ours(report: str, ours: tuple[str, ...] = OURS) -> list[str]:
-    """The traceback's frames in brahmic_pua's own files (the package, the launcher, cli/)."""
+    """The traceback's frames in brahmic_pua's own files (the package and the launcher)."""
     frames = [line.strip() for line in report.splitlines() if line.strip().startswith('File "')]
     return [f for f in frames if any(f'File "{place}' in f for place in ours)]
 
@@ -61,14 +61,18 @@ def test_a_ctrl_c_at_any_moment_of_the_start_is_one_line(delay: float) -> None:
 
 
 def test_frames_of_ours_tells_the_prelude_from_our_code() -> None:
-    """The check above can fail: a frame in the package, the launcher or cli/ is ours; CPython's
+    """The check above can fail: a frame in the package or the launcher is ours; CPython's
     start, site's .pth lines and the console script are not."""
-    ours = ("/r/brahmic_pua/", "/r/brahmic_pua_launch.py", "/r/cli/")
+    ours = ("/r/brahmic_pua/", "/r/brahmic_pua_launch.py")
     prelude = (
         'Traceback:\n  File "/v/bin/brahmic-pua", line 3\n  File "<frozen importlib._b>"\n'
         '  File "<frozen site>", line 186, in addpackage\n  File "<string>", line 1\n'
         '  File "/v/lib/site-packages/click/core.py", line 9\n'
     )
     assert _frames_of_ours(prelude, ours) == []
-    for file in ("/r/brahmic_pua/__init__.py", "/r/brahmic_pua_launch.py", "/r/cli/main.py"):
+    for file in (
+        "/r/brahmic_pua/__init__.py",
+        "/r/brahmic_pua_launch.py",
+        "/r/brahmic_pua/cli/main.py",
+    ):
         assert _frames_of_ours(prelude + f'  File "{file}", line 9\n', ours)

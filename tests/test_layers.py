@@ -37,9 +37,6 @@ def _modules() -> Iterator[tuple[str, Path]]:
     for path in sorted((ROOT / "brahmic_pua").rglob("*.py")):
         parts = list(path.relative_to(ROOT).with_suffix("").parts)
         yield ".".join(parts[:-1] if parts[-1] == "__init__" else parts), path
-    for path in sorted((ROOT / "cli").glob("*.py")):
-        name = "brahmic_pua.cli" if path.stem == "__init__" else f"brahmic_pua.cli.{path.stem}"
-        yield name, path
 
 
 def _imports(name: str, path: Path) -> set[str]:
@@ -110,7 +107,7 @@ def test_at_most_three_loose_modules() -> None:
     loose = sorted(p.name for p in (ROOT / "brahmic_pua").glob("*.py"))
     assert len(loose) <= 3, loose
     packages = {p.name for p in (ROOT / "brahmic_pua").iterdir() if (p / "__init__.py").exists()}
-    assert packages == set(LAYERS[:-1]) | {"data"}
+    assert packages == set(LAYERS) | {"data"}
 
 
 def test_the_checks_see_an_upward_import_and_a_circle(tmp_path: Path) -> None:
@@ -148,7 +145,7 @@ OUTSIDE_HOOKS = {"_tokenize"}  # transformers' PreTrainedTokenizer hook, replace
 
 
 def _stage_modules(stage: str) -> set[str]:
-    folder = ROOT / "cli" if stage == "cli" else ROOT / "brahmic_pua" / stage
+    folder = ROOT / "brahmic_pua" / stage
     return {p.stem for p in folder.glob("*.py") if p.stem != "__init__"}
 
 
@@ -194,10 +191,7 @@ def private_uses(path: Path, private: set[str]) -> list[str]:
     the library defines."""
     found = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in (
-            "brahmic_pua",
-            "cli",
-        ):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "brahmic_pua":
             found += [
                 f"{path.name}:{node.lineno} imports {alias.name}"
                 for alias in node.names

@@ -15,8 +15,7 @@ from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from brahmic_pua.cli.common import input_lines
-from brahmic_pua.cli.eval_command import read_texts
+from brahmic_pua.cli.common import input_lines, read_texts
 from brahmic_pua.cli.filter_command import corpus_lines as filter_corpus
 from brahmic_pua.cli.main import main
 from brahmic_pua.io.lines import file_lines, stream_lines

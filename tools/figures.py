@@ -726,7 +726,7 @@ def draw_cost(root: Path) -> str:
 
 
 FIGURES = (
-    Figure("demo", "docs/figures/demo_pieces.svg", "a run of cli/demo.py", draw_demo),
+    Figure("demo", "docs/figures/demo_pieces.svg", "a run of brahmic_pua/cli/demo.py", draw_demo),
     Figure(
         "bits-per-byte",
         f"{RESULTS}/figures/bits_per_byte.svg",

@@ -1,4 +1,4 @@
-"""What every command shares through cli/common.py's Command: one boolean grammar
+"""What every command shares through brahmic_pua/cli/common.py's Command: one boolean grammar
 (bool_option: ``--flag``, ``--flag=true|false`` and ``--flag false`` everywhere, and a bare flag
 before an argument is true rather than the argument read as its value), and the one notice for
 a plain model given to ``--model`` (ModelOption)."""

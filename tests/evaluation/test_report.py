@@ -1,5 +1,5 @@
 """One metric bundle, one label table, one table layout for ``eval`` and ``audit``, and one home
-(``cli/common.py``) for what the commands share.
+(``brahmic_pua/cli/common.py``) for what the commands share.
 
 Two reports that computed and labelled their common metrics each in its own code could drift
 apart; these tests hold them to :func:`brahmic_pua.evaluation.evaluate.text_metrics` and
@@ -27,7 +27,7 @@ from brahmic_pua.io.lines import split_text
 from brahmic_pua.runtime.processor import SentencePieceProcessor
 from brahmic_pua.trainer import train_model
 
-CLI = Path(__file__).resolve().parents[2] / "cli"
+CLI = Path(__file__).resolve().parents[2] / "brahmic_pua" / "cli"
 PER_LANGUAGE = 150  # held-out lines of each packaged sample: enough text, a fast test
 
 
@@ -188,9 +188,9 @@ def _defines_a_command(path: Path) -> bool:
 
 
 def test_commands_share_helpers_through_common_only() -> None:
-    """A command module imports what it shares from cli/common.py, and may have helper modules
-    of its own (no command in them: spm_flags.py), never another command; only the group
-    (main.py) gathers the commands."""
+    """A command module imports what it shares from brahmic_pua/cli/common.py, and may have
+    helper modules of its own (no command in them: spm_flags.py), never another command; only
+    the group (main.py) gathers the commands."""
     modules = sorted(p for p in CLI.glob("*.py") if p.stem not in {"__init__", "main", "common"})
     commands = [p for p in modules if _defines_a_command(p)]
     helpers = {p.stem for p in modules if not _defines_a_command(p)}
