@@ -37,7 +37,7 @@ from transformers.convert_slow_tokenizer import SpmConverter
 import brahmic_pua
 from brahmic_pua.hf import BrahmicPuaTokenizer
 from brahmic_pua.io.lines import file_lines
-from brahmic_pua.model.proto import model_pb2
+from brahmic_pua.model.model_proto import model_pb2
 
 from common import CORPORA, best_of
 

@@ -272,7 +272,7 @@ def draw_demo(root: Path) -> str:
     byte-fallback pieces in grey, the demo's summary below. ``root`` is not read: the demo
     trains on the samples the package ships (brahmic_pua/data/)."""
     from brahmic_pua.cli import demo
-    from brahmic_pua.model.pieces import starts_with_mark
+    from brahmic_pua.model.display import starts_with_mark
 
     defaults = inspect.signature(demo.run).parameters
     vocab_size, model_type = defaults["vocab_size"].default, defaults["model_type"].default

@@ -27,10 +27,10 @@ from click.decorators import FC
 from brahmic_pua import CodecFileError, ModelFileError, PUACodec, SentencePieceProcessor
 from brahmic_pua.io.atomic import atomic_output, check_writable, write_atomic_many
 from brahmic_pua.io.lines import file_lines, stream_lines
+from brahmic_pua.model.display import vocab_text as render_vocab
 from brahmic_pua.model.manifest import extract, has_manifest
 from brahmic_pua.model.model_file import read_model_file
-from brahmic_pua.model.pieces import vocab_text as render_vocab
-from brahmic_pua.model.proto import parse_model
+from brahmic_pua.model.model_proto import parse_model
 from brahmic_pua.trainer.options import (
     closest_option,
     flag_name,
@@ -398,7 +398,7 @@ def vocab_path(output: str) -> str:
 
 
 def vocab_text(data: bytes) -> bytes:
-    """The ``.vocab`` of a serialized model (brahmic_pua.model.pieces.vocab_text)."""
+    """The ``.vocab`` of a serialized model (brahmic_pua.model.display.vocab_text)."""
     manifest = extract(data, "model")
     return render_vocab(parse_model(data), manifest.codec if manifest else None)
 

@@ -13,7 +13,7 @@ import sentencepiece as spm
 
 from brahmic_pua.evaluation.metrics import byte_fallback_per_1000, orphan_marks_per_1000
 from brahmic_pua.io.lines import split_text
-from brahmic_pua.model.pieces import starts_with_mark
+from brahmic_pua.model.display import starts_with_mark
 from brahmic_pua.runtime.processor import SentencePieceProcessor
 from brahmic_pua.trainer import train_model
 

@@ -24,7 +24,7 @@ import click
 from brahmic_pua import POLICIES, SCRIPT_NAMES, PUACodec, segment
 from brahmic_pua.io.lists import comma_list
 from brahmic_pua.io.progress import is_terminal
-from brahmic_pua.model.proto import MODEL_TYPES
+from brahmic_pua.model.model_proto import MODEL_TYPES
 from brahmic_pua.nepbpe.filters import DEFAULT_THETA, FILTERS
 from brahmic_pua.normalize import MODES, normalizer
 from brahmic_pua.trainer import train_model

@@ -40,7 +40,7 @@ from typing import Any, Final, TypeVar
 
 from brahmic_pua import SentencePieceProcessor, set_random_generator_seed
 from brahmic_pua.io.lines import bounded_lines
-from brahmic_pua.model.proto import NORMAL, UNUSED, model_type, parse_model
+from brahmic_pua.model.model_proto import NORMAL, UNUSED, model_type, parse_model
 
 _text_format: Any = importlib.import_module("google.protobuf.text_format")
 

@@ -37,7 +37,7 @@ from brahmic_pua.orthography.classify import script_of_char
 from brahmic_pua.orthography.unicode_tables import SCRIPT_NAMES
 from brahmic_pua.segment.counting import count_corpus, lookup_pattern
 from brahmic_pua.segment.patterns import POLICIES
-from brahmic_pua.segment.pieces import (
+from brahmic_pua.segment.sure_cuts import (
     PieceMemo,
     check_no_surrogates,
     passthrough_map,

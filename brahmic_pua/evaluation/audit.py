@@ -39,7 +39,7 @@ from brahmic_pua.evaluation.report import grid, labels_of, table
 from brahmic_pua.evaluation.tokenizer_json import BYTE_PIECE, SPACE, HFTokenizer
 from brahmic_pua.io.wording import counted
 from brahmic_pua.model.manifest import NotAModelError
-from brahmic_pua.model.protocol import Processor
+from brahmic_pua.model.processor_types import Processor
 from brahmic_pua.model.script_ids import (
     FMT,
     MIXED,
@@ -71,8 +71,8 @@ SUMMARY: dict[str, str] = labels_of(
 )
 #: What the audit judges: a SentencePiece processor (brahmic_pua's, or stock's on a plain model)
 #: or a Hugging Face ``tokenizer.json``; both are a
-#: :class:`~brahmic_pua.model.protocol.Vocabulary` and an
-#: :class:`~brahmic_pua.model.protocol.Encoder`, and only a processor re-reads its model.
+#: :class:`~brahmic_pua.model.processor_types.Vocabulary` and an
+#: :class:`~brahmic_pua.model.processor_types.Encoder`, and only a processor re-reads its model.
 Audited = HFTokenizer | Processor
 
 

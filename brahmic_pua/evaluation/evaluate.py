@@ -4,9 +4,9 @@ cannot drift from use. :func:`text_metrics` is the one place a metric is compute
 encoding; ``eval`` (:func:`evaluate`) and ``audit`` both ask it for their bundle.
 
 A tokenizer is brahmic_pua's processor or stock sentencepiece's on a plain model (its N is the
-identity), or any :class:`~brahmic_pua.model.protocol.Encoder` (``encode(texts) -> rows of
+identity), or any :class:`~brahmic_pua.model.processor_types.Encoder` (``encode(texts) -> rows of
 ids``, ``decode(rows) -> texts``) such as :class:`O200k`; an encoder that is not a whole
-:class:`~brahmic_pua.model.protocol.Processor` gets the metrics that need no vocabulary.
+:class:`~brahmic_pua.model.processor_types.Processor` gets the metrics that need no vocabulary.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any, Protocol, runtime_checkable
 from brahmic_pua.evaluation import metrics
 from brahmic_pua.evaluation.report import LABELS as ALL_LABELS
 from brahmic_pua.evaluation.report import labels_of, table
-from brahmic_pua.model.protocol import Encoder, Processor, Vocabulary
+from brahmic_pua.model.processor_types import Encoder, Processor, Vocabulary
 
 #: What :func:`evaluate` reports for any encoder, in its result's order.
 BASIC = ("lines", "tokens", "fertility", "tokens_per_char", "bytes_per_token", "round_trip_rate")

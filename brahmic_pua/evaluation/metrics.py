@@ -3,8 +3,8 @@ demo.
 
 Each takes rows of ids from the real encode path and the texts they came from, or a processor,
 stock sentencepiece's or brahmic_pua's, so both are measured the same way: a
-:class:`~brahmic_pua.model.protocol.Vocabulary` where only the pieces are read (a Hugging
-Face tokenizer's too), a :class:`~brahmic_pua.model.protocol.Processor` where stock
+:class:`~brahmic_pua.model.processor_types.Vocabulary` where only the pieces are read (a Hugging
+Face tokenizer's too), a :class:`~brahmic_pua.model.processor_types.Processor` where stock
 sentencepiece must re-read the model. ``normalized`` texts are N(s): what the
 processor promises to decode back to (for a plain spm model, the text itself).
 """
@@ -22,7 +22,7 @@ import regex
 import sentencepiece
 
 from brahmic_pua.codec.layout import is_private_use
-from brahmic_pua.model.protocol import Processor, Vocabulary
+from brahmic_pua.model.processor_types import Processor, Vocabulary
 from brahmic_pua.model.script_ids import SCRIPT_ID_NAMES, SPECIAL, script_ids
 from brahmic_pua.orthography.charclass import CharClass
 from brahmic_pua.orthography.classify import classify, indic_category, script_of_char

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from brahmic_pua.evaluation.metrics import orphan_mark_ids
 from brahmic_pua.io.atomic import write_atomic
-from brahmic_pua.model.protocol import Vocabulary
+from brahmic_pua.model.processor_types import Vocabulary
 from brahmic_pua.orthography import DEPENDENTS, CharClass, can_follow
 from brahmic_pua.orthography.unicode_tables import CLASS_RANGES, SCRIPT_RANGES, UNICODE_VERSION
 

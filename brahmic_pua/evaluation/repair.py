@@ -44,17 +44,17 @@ from brahmic_pua.evaluation.metrics import (
     total_tokens,
 )
 from brahmic_pua.io.wording import counted
-from brahmic_pua.model.loader import load_model
-from brahmic_pua.model.manifest import ModelFileError
-from brahmic_pua.model.model_file import read_model_file
-from brahmic_pua.model.pieces import (
+from brahmic_pua.model.display import (
     NORMAL,
     SPACE,
     mark_start_ids,
     set_unused,
 )
-from brahmic_pua.model.proto import BYTE, parse_model
-from brahmic_pua.model.protocol import Vocabulary
+from brahmic_pua.model.loader import load_model
+from brahmic_pua.model.manifest import ModelFileError
+from brahmic_pua.model.model_file import read_model_file
+from brahmic_pua.model.model_proto import BYTE, parse_model
+from brahmic_pua.model.processor_types import Vocabulary
 from brahmic_pua.segment import segment
 
 EXAMPLES = 8

@@ -58,7 +58,7 @@ from typing import Any, Final, Protocol
 import sentencepiece as stock
 
 from brahmic_pua.model.manifest import Manifest, read
-from brahmic_pua.model.proto import (
+from brahmic_pua.model.model_proto import (
     BYTE,
     CONTROL,
     NORMAL,

@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import Any, Protocol
 
-from brahmic_pua.model.proto import model_pb2
+from brahmic_pua.model.model_proto import model_pb2
 from brahmic_pua.runtime.processor import SentencePieceProcessor
 from brahmic_pua.segment import segment as clusters
 

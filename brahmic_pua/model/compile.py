@@ -11,7 +11,7 @@ from pathlib import Path
 
 import sentencepiece as spm
 
-from brahmic_pua.model.proto import parse_model
+from brahmic_pua.model.model_proto import parse_model
 
 
 def compile_rules(

@@ -99,7 +99,7 @@ import sentencepiece as stock
 
 from brahmic_pua.codec import PUACodec
 from brahmic_pua.codec.layout import RESERVED
-from brahmic_pua.model.proto import BYTE, NORMAL, UNUSED, USER_DEFINED, parse_model
+from brahmic_pua.model.model_proto import BYTE, NORMAL, UNUSED, USER_DEFINED, parse_model
 from brahmic_pua.orthography.classify import charset
 
 #: Lead bytes of the UTF-8 forms of Private Use code points (U+E000–U+F8FF, planes 15–16).

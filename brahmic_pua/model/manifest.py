@@ -8,14 +8,14 @@ fingerprint), so N at encode time is N at training time. One file to ship, nothi
 sync.
 
 The field is read and written by protobuf, through the extension ``brahmic_pua.manifest``
-(``optional bytes manifest = 1729``) that :mod:`brahmic_pua.model.proto` declares on ModelProto
-in model_pb2's descriptor pool; no varint or tag is written by hand here. Why an extension and
-not ``google.protobuf.unknown_fields.UnknownFieldSet``: the unknown-field API only reads (and
-``Message.UnknownFields()`` raises NotImplementedError under upb), so writing would still need
-hand-built wire bytes, while an extension is read, written and cleared with the same protobuf
-calls in every implementation (checked with the installed protobuf 7.36, upb and pure Python).
-UnknownFieldSet is used for one thing only: to see a field 1729 with the wrong wire type, which
-protobuf keeps as an unknown field.
+(``optional bytes manifest = 1729``) that :mod:`brahmic_pua.model.model_proto` declares on
+ModelProto in model_pb2's descriptor pool; no varint or tag is written by hand here. Why an
+extension and not ``google.protobuf.unknown_fields.UnknownFieldSet``: the unknown-field API only
+reads (and ``Message.UnknownFields()`` raises NotImplementedError under upb), so writing would
+still need hand-built wire bytes, while an extension is read, written and cleared with the same
+protobuf calls in every implementation (checked with the installed protobuf 7.36, upb and pure
+Python). UnknownFieldSet is used for one thing only: to see a field 1729 with the wrong wire type,
+which protobuf keeps as an unknown field.
 
 A model file is untrusted input. The manifest's fingerprint is a hash of its own body, an
 integrity check against damage and not a signature: anyone can edit a manifest and sign it
@@ -42,7 +42,7 @@ from brahmic_pua.codec import PUACodec
 from brahmic_pua.codec.table_file import check_document, quoted
 from brahmic_pua.io.digest import json_fingerprint
 from brahmic_pua.io.wording import counted
-from brahmic_pua.model.proto import MANIFEST, MANIFEST_FIELD, model_pb2
+from brahmic_pua.model.model_proto import MANIFEST, MANIFEST_FIELD, model_pb2
 from brahmic_pua.model.rule_check import RuleError, check_rules
 from brahmic_pua.normalize import Normalizer, check_mode, normalizer
 from brahmic_pua.normalize.folding import (
@@ -61,8 +61,8 @@ _REBUILD = "retrain the model with brahmic_pua"
 #: bytes an entry) is about 41 MB; 64 MiB admits it and refuses a payload sized to exhaust
 #: memory or time before parsing starts.
 MAX_PAYLOAD: Final[int] = 64 << 20
-#: protobuf ships without type information (see :mod:`brahmic_pua.model.proto`). ``Error`` is the
-#: base of ``DecodeError``, whatever the implementation.
+#: protobuf ships without type information (see :mod:`brahmic_pua.model.model_proto`).
+#: ``Error`` is the base of ``DecodeError``, whatever the implementation.
 _ProtobufError: Any = importlib.import_module("google.protobuf.message").Error
 _UnknownFieldSet: Any = importlib.import_module("google.protobuf.unknown_fields").UnknownFieldSet
 

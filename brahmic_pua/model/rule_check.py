@@ -42,7 +42,7 @@ import sentencepiece as stock
 from brahmic_pua.codec import PUACodec
 from brahmic_pua.codec.layout import PUA_RANGES, RESERVED, code_points
 from brahmic_pua.codec.table_file import quoted
-from brahmic_pua.model.proto import model_pb2
+from brahmic_pua.model.model_proto import model_pb2
 from brahmic_pua.normalize import Normalizer
 from brahmic_pua.normalize.folding import ZWJ, nepali_table
 
@@ -58,7 +58,7 @@ class RuleError(ValueError):
     """A one-line reason a model's rules contradict its manifest."""
 
 
-def check_rules(message: Any, codec: PUACodec, n: Normalizer, user_rules: bool) -> None:
+def check_rules(message: Any, codec: PUACodec, normalizer: Normalizer, user_rules: bool) -> None:
     """Raise :class:`RuleError` where the parsed model's rules contradict its manifest's codec
     and N (``user_rules``: the manifest says a user's rules rewrite beyond N)."""
     denormalizer = _normalizer(message.denormalizer_spec)
@@ -70,9 +70,9 @@ def check_rules(message: Any, codec: PUACodec, n: Normalizer, user_rules: bool) 
     if forward is None:
         return
     if user_rules:
-        _check_n_absorbed(forward, codec, n)
+        _check_n_absorbed(forward, codec, normalizer)
     else:
-        _check_normalization(forward, denormalizer, codec, n)
+        _check_normalization(forward, denormalizer, codec, normalizer)
 
 
 def _normalizer(spec: Any) -> Any:
@@ -142,10 +142,10 @@ def _check_targets(charsmap: bytes, codec: PUACodec) -> None:
         )
 
 
-def probes(codec: PUACodec, n: Normalizer) -> list[str]:
+def probes(codec: PUACodec, normalizer: Normalizer) -> list[str]:
     """The texts check 3 normalizes (see the module's docstring)."""
     texts = [ZWJ, *NFC_PROBES]
-    tables = (n.folding, nepali_table("lm"), nepali_table("ocr"))
+    tables = (normalizer.folding, nepali_table("lm"), nepali_table("ocr"))
     texts += [pattern for table in tables for pattern, _ in table.rules]
     decomposed = (
         d
@@ -156,29 +156,31 @@ def probes(codec: PUACodec, n: Normalizer) -> list[str]:
     return list(dict.fromkeys(texts))
 
 
-def _check_n_absorbed(forward: Any, codec: PUACodec, n: Normalizer) -> None:
+def _check_n_absorbed(forward: Any, codec: PUACodec, normalizer: Normalizer) -> None:
     """Check 3 where a user's rules rewrite beyond N: on each probe the rules give the same
     codes for the text and for its N. That is what the processor needs (it applies N, then
     the rules, where stock applies the rules alone), and it holds for any rules that hold N,
     the user's among them; a manifest that claims an N the rules do not hold (a folding rule
     they lack) would give other ids than stock's."""
-    for text in probes(codec, n):
-        given, normalized = forward.Normalize(text), forward.Normalize(n(text))
+    for text in probes(codec, normalizer):
+        given, normalized = forward.Normalize(text), forward.Normalize(normalizer(text))
         if given != normalized:
-            table = " with its folding table" if n.folding.rules else ""
+            table = " with its folding table" if normalizer.folding.rules else ""
             raise RuleError(
                 f"its rules (a user's besides N) code {quoted(text)} and its normalization="
-                f"{n.mode}{table}, {quoted(n(text))}, differently"
+                f"{normalizer.mode}{table}, {quoted(normalizer(text))}, differently"
             )
 
 
-def _check_normalization(forward: Any, denormalizer: Any, codec: PUACodec, n: Normalizer) -> None:
+def _check_normalization(
+    forward: Any, denormalizer: Any, codec: PUACodec, normalizer: Normalizer
+) -> None:
     """Check 3: on each probe, the rules' round trip gives the manifest's N of it."""
-    for text in probes(codec, n):
+    for text in probes(codec, normalizer):
         ruled = denormalizer.Normalize(forward.Normalize(text))
-        if ruled != n(text):
-            table = " with its folding table" if n.folding.rules else ""
+        if ruled != normalizer(text):
+            table = " with its folding table" if normalizer.folding.rules else ""
             raise RuleError(
                 f"its rules make {quoted(text)} {quoted(ruled)}, normalization="
-                f"{n.mode}{table} makes it {quoted(n(text))}"
+                f"{normalizer.mode}{table} makes it {quoted(normalizer(text))}"
             )

@@ -56,7 +56,7 @@ def rule_pairs(codec: PUACodec) -> list[tuple[str, str]]:
 
 
 def with_user_rules(
-    codec: PUACodec, n: Normalizer, user: Sequence[tuple[str, str]] = ()
+    codec: PUACodec, normalizer: Normalizer, user: Sequence[tuple[str, str]] = ()
 ) -> list[tuple[str, str]]:
     """The codec's rules (:func:`rule_pairs`) with a user's rules in them: each target is what
     the codec's rules make of its N (the text spm trains on), and replaces the codec's rule of
@@ -64,13 +64,13 @@ def with_user_rules(
     pairs = rule_pairs(codec)
     if not user:
         return pairs
-    codes = LongestMatch(dict(_kept_by_n(pairs, n) if n.composes else pairs))
-    users = {source: codes(n(target)) for source, target in user if source}
+    codes = LongestMatch(dict(_kept_by_n(pairs, normalizer) if normalizer.composes else pairs))
+    users = {source: codes(normalizer(target)) for source, target in user if source}
     return [(s, t) for s, t in pairs if s not in users] + list(users.items())
 
 
 def normalizer_rules(
-    codec: PUACodec, n: Normalizer, user: Sequence[tuple[str, str]] = ()
+    codec: PUACodec, normalizer: Normalizer, user: Sequence[tuple[str, str]] = ()
 ) -> list[tuple[str, str]]:
     """The codec's rules (and ``user``'s, :func:`with_user_rules`), plus (for every mode with NFC)
     a rule for every other spelling of their sources, of every character NFC changes, of every
@@ -78,10 +78,10 @@ def normalizer_rules(
     it, as a cluster is) and, under nepali-lm, of every cluster with a ZWJ inside; each
     rewritten to what the rules make of its N. Spellings that would break spm's prefix limit
     are left out."""
-    base = with_user_rules(codec, n, user)
-    if not n.composes:
+    base = with_user_rules(codec, normalizer, user)
+    if not normalizer.composes:
         return base
-    rules = dict(_kept_by_n(base, n))
+    rules = dict(_kept_by_n(base, normalizer))
     fold = LongestMatch(rules)
     characters, letters, letters_followed = _unicode_texts()
     # A user's rules (maybe a whole NFKC table) are spelled only where they can be spelled
@@ -90,41 +90,45 @@ def normalizer_rules(
     ours = [source for source in rules if source not in users]
     wanted = [*ours, *(source for source in rules if source in users and _respelled(source))]
     wanted += characters
-    wanted += [_nfc(source) for source, _ in base if source not in users and n(source) != source]
+    wanted += [
+        _nfc(source) for source, _ in base if source not in users and normalizer(source) != source
+    ]
     # The table's clusters and runs of marks first, each budget its own: precomposed Brahmic
     # letters of every script (ऴ, Tibetan's stacked vowels) take following marks as clusters
     # do, and must not crowd out the scripts the model was trained on. A folding pattern is
     # followed too: stock takes सँग् whole, so ़ typed after it (N moves it before the ्) must be
     # in the source, as it is after a cluster.
-    folded = _folding_sources(n, codec)
+    folded = _folding_sources(normalizer, codec)
     followed = _followed_by_marks(ours) + _mark_runs(ours) + _followed_by_marks(folded)
     wanted += followed
     wanted += letters_followed
     wanted += folded
-    if n.strips_zwj:
+    if normalizer.strips_zwj:
         wanted += [ZWJ, *(text for source in [*ours, *folded] for text in _with_zwj(source))]
     extra: dict[str, str] = {}
     # A user's rule for a text N changes: stock meets the text, brahmic_pua only its N, so the
     # rule gives what the rules make of N(text), as a spelling does.
     for source in users:
         if source not in rules:
-            extra[source] = fold(n(source))
+            extra[source] = fold(normalizer(source))
     for text in wanted:
         # N begins with NFC, so every spelling of a text has the N (and the rule) of the text.
         normal = target = None
         for spelled in spellings(text):
             if spelled in rules or spelled in extra:
                 continue
-            normal = n(text) if normal is None else normal
+            normal = normalizer(text) if normal is None else normal
             if normal != spelled:
                 target = fold(normal) if target is None else target
                 extra[spelled] = target
-    if n.strips_zwj:  # a ZWJ typed inside what N then composes or reorders: ळ ZWJ ़, च े ् ZWJ ़
+    if (
+        normalizer.strips_zwj
+    ):  # a ZWJ typed inside what N then composes or reorders: ळ ZWJ ़, च े ् ZWJ ़
         for text in [*letters, *followed]:
             target = None
             for joined in (j for spelled in spellings(text) for j in _with_zwj(spelled)):
                 if joined not in rules and joined not in extra:
-                    target = fold(n(text)) if target is None else target
+                    target = fold(normalizer(text)) if target is None else target
                     extra[joined] = target
     sources = rules.keys() | extra.keys()
     kept = [
@@ -165,18 +169,18 @@ def _respelling() -> re.Pattern[str]:
     return re.compile("[" + "".join(map(re.escape, sorted(found))) + "]")
 
 
-def _kept_by_n(pairs: list[tuple[str, str]], n: Normalizer) -> list[tuple[str, str]]:
+def _kept_by_n(pairs: list[tuple[str, str]], normalizer: Normalizer) -> list[tuple[str, str]]:
     """The rules whose source N keeps. A table entry that N changes (the closed set spells र +
     nukta, NFC has ऱ) never matches N's output; its spelling is rewritten like any other."""
-    return [(s, t) for s, t in pairs if n(s) == s]
+    return [(s, t) for s, t in pairs if normalizer(s) == s]
 
 
-def _folding_sources(n: Normalizer, codec: PUACodec) -> list[str]:
+def _folding_sources(normalizer: Normalizer, codec: PUACodec) -> list[str]:
     """Each folding pattern, alone and followed by the marks that join the last cluster of its
     replacement into a longer cluster of the table (सँग + ै is संगै: the ै joins ग)."""
     clusters = [cluster for _, cluster in codec.code_pairs()]
     found = []
-    for pattern, replacement in n.folding.rules:
+    for pattern, replacement in normalizer.folding.rules:
         found.append(pattern)
         last = segment(replacement, codec.policy)[-1]
         found += [pattern + c[len(last) :] for c in clusters if c.startswith(last) and c != last]
@@ -333,20 +337,20 @@ def _shared_prefixes(source: str, sources: AbstractSet[str]) -> int:
 
 
 def rule_files(
-    codec: PUACodec, n: Normalizer, user: Sequence[tuple[str, str]] = ()
+    codec: PUACodec, normalizer: Normalizer, user: Sequence[tuple[str, str]] = ()
 ) -> tuple[str, str]:
     """The normalizer and denormalizer rule files (``U+XXXX U+YYYY<TAB>U+ZZZZ`` lines), with
     ``user`` (a user's rules) in the normalizer's.
 
     Tens of thousands of rules: every string is spelled by one ``str.translate`` over all.
     """
-    forward = rule_lines(normalizer_rules(codec, n, user))
+    forward = rule_lines(normalizer_rules(codec, normalizer, user))
     backward = rule_lines([(target, source) for source, target in rule_pairs(codec)])
     return forward, backward
 
 
 def training_rule_files(
-    codec: PUACodec, n: Normalizer, user: Sequence[tuple[str, str]] = ()
+    codec: PUACodec, normalizer: Normalizer, user: Sequence[tuple[str, str]] = ()
 ) -> tuple[str, str]:
     """Rule files for text that is already N's output, as the trainer's lines are: the codec's
     own rules alone (with ``user``'s). The other spellings' rules (:func:`rule_files`) never
@@ -354,8 +358,8 @@ def training_rule_files(
     comes out the same; they cost most of the rules' time, so the trainer builds them while spm
     trains."""
     pairs = rule_pairs(codec)
-    users = with_user_rules(codec, n, user)
-    forward = rule_lines(_kept_by_n(users, n) if n.composes else users)
+    users = with_user_rules(codec, normalizer, user)
+    forward = rule_lines(_kept_by_n(users, normalizer) if normalizer.composes else users)
     return forward, rule_lines([(target, source) for source, target in pairs])
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from brahmic_pua.model.proto import NORMAL
+from brahmic_pua.model.model_proto import NORMAL
 
 #: The grid: 2^-10. Coarser grids flip more genuine near-ties; finer ones stay exact only on
 #: shorter lines (2^-12 ends at totals of 4,096, which 42 te.extra lines exceed).

@@ -34,7 +34,7 @@ from collections.abc import Iterator
 import regex
 import sentencepiece
 
-from brahmic_pua.model.protocol import Processor, Scored, Vocabulary
+from brahmic_pua.model.processor_types import Processor, Scored, Vocabulary
 from brahmic_pua.orthography import SCRIPT_NAMES
 from brahmic_pua.orthography.classify import script_of_char
 
@@ -100,7 +100,7 @@ def piece_texts(processor: Vocabulary) -> list[str]:
 def special_kind(processor: Vocabulary, i: int) -> int | None:
     """SPECIAL for a control, unknown or unused piece, MAL for a byte piece, None for a piece
     that stands for its text. The one rule for which ids spell no text of their own: script
-    ids give them these ids, and a composed embedding (:mod:`brahmic_pua.model.piece_parts`)
+    ids give them these ids, and a composed embedding (:mod:`brahmic_pua.model.embedding_parts`)
     no parts."""
     if processor.is_control(i) or processor.is_unknown(i) or processor.is_unused(i):
         return SPECIAL

@@ -51,16 +51,16 @@ from typing import Any
 from brahmic_pua.codec import PUACodec
 from brahmic_pua.codec.layout import is_private_use
 from brahmic_pua.io.wording import counted
-from brahmic_pua.model.loader import load_model
-from brahmic_pua.model.manifest import embed
-from brahmic_pua.model.pieces import (
+from brahmic_pua.model.display import (
     SPACE,
     display,
     mark_start_ids,
     set_unused,
     starts_with_mark,
 )
-from brahmic_pua.model.proto import NORMAL
+from brahmic_pua.model.loader import load_model
+from brahmic_pua.model.manifest import embed
+from brahmic_pua.model.model_proto import NORMAL
 from brahmic_pua.nepbpe.seeds import Seeds, units
 from brahmic_pua.normalize import normalizer
 from brahmic_pua.orthography.classify import unicode_script

@@ -28,7 +28,7 @@ from pathlib import Path
 from brahmic_pua.codec.layout import is_private_use
 from brahmic_pua.io.lines import bounded_lines, line_text, split_text
 from brahmic_pua.io.wording import counted
-from brahmic_pua.model.pieces import SPACE, starts_with_mark
+from brahmic_pua.model.display import SPACE, starts_with_mark
 from brahmic_pua.normalize.nfc import nfc
 from brahmic_pua.segment import segment
 

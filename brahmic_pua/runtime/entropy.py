@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from brahmic_pua.model.protocol import Scored
+from brahmic_pua.model.processor_types import Scored
 
 UNKNOWN_PENALTY = 10.0
 

@@ -24,7 +24,7 @@ import sentencepiece as stock
 
 from brahmic_pua.model.manifest import Manifest, NotAModelError, extract
 from brahmic_pua.model.model_file import read_model_file
-from brahmic_pua.model.proto import parse_model
+from brahmic_pua.model.model_proto import parse_model
 from brahmic_pua.runtime.offsets import Source, text_of
 
 _SPACE = "\u2581"

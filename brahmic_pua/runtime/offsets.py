@@ -40,10 +40,10 @@ import sentencepiece as stock
 
 from brahmic_pua.codec.layout import ESCAPE
 from brahmic_pua.model.manifest import Manifest
-from brahmic_pua.segment.pieces import check_no_surrogates
+from brahmic_pua.segment.sure_cuts import check_no_surrogates
 
 #: The generated module of sentencepiece.proto, without type information (as ``model_pb2`` in
-#: brahmic_pua.model.proto): the :class:`SentencePieceText` protocol below gives the shape.
+#: brahmic_pua.model.model_proto): the :class:`SentencePieceText` protocol below gives the shape.
 text_pb2: Any = importlib.import_module("sentencepiece.sentencepiece_pb2")
 
 StrOrBytes = TypeVar("StrOrBytes", str, bytes)

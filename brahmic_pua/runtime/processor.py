@@ -24,11 +24,11 @@ import sentencepiece as stock
 
 from brahmic_pua.codec import PUACodec
 from brahmic_pua.model.decoding import PlainDecoder
+from brahmic_pua.model.display import display, display_vocabulary, model_text
 from brahmic_pua.model.loader import load_model
 from brahmic_pua.model.manifest import Manifest, ModelFileError
 from brahmic_pua.model.model_file import read_model_file
-from brahmic_pua.model.pieces import display, display_vocabulary, model_text
-from brahmic_pua.model.proto import model_type, parse_model
+from brahmic_pua.model.model_proto import model_type, parse_model
 from brahmic_pua.model.script_ids import script_ids as _script_ids
 from brahmic_pua.normalize import check_mode
 from brahmic_pua.runtime.entropy import segmentation_entropy
@@ -71,7 +71,7 @@ from brahmic_pua.runtime.signatures import (
     Threads,
 )
 from brahmic_pua.runtime.stream import StreamDecoder
-from brahmic_pua.segment.pieces import check_no_surrogates
+from brahmic_pua.segment.sure_cuts import check_no_surrogates
 
 OutType = OutKind | None
 

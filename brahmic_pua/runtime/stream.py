@@ -17,8 +17,8 @@ from typing import Any, SupportsIndex, cast
 import sentencepiece as stock
 
 from brahmic_pua.model.manifest import extract
-from brahmic_pua.model.proto import parse_model
-from brahmic_pua.model.protocol import Processor
+from brahmic_pua.model.model_proto import parse_model
+from brahmic_pua.model.processor_types import Processor
 from brahmic_pua.model.rules import rule_pairs
 from brahmic_pua.segment import segment
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from itertools import chain
 
 from brahmic_pua.segment.patterns import POLICIES, cluster_regex
-from brahmic_pua.segment.pieces import PieceMemo, split_pieces
+from brahmic_pua.segment.sure_cuts import PieceMemo, split_pieces
 from brahmic_pua.segment.syllable import asr_normalize
 
 _CACHE_LIMIT = 1 << 17

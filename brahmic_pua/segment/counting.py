@@ -12,7 +12,7 @@ import regex
 
 from brahmic_pua.io.lines import batched
 from brahmic_pua.segment.patterns import brahmic_start_charset, cluster_source
-from brahmic_pua.segment.pieces import SURROGATE, check_no_surrogates, split_pieces
+from brahmic_pua.segment.sure_cuts import SURROGATE, check_no_surrogates, split_pieces
 
 _SPECIALS = "\ue000-\uf8ff\U000f0000-\U0010fffd\u2581\u2585"
 

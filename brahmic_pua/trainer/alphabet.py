@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from brahmic_pua.codec import PUACodec
 from brahmic_pua.io.wording import counted
-from brahmic_pua.model.pieces import starts_with_mark
+from brahmic_pua.model.display import starts_with_mark
 from brahmic_pua.orthography.classify import script_of_char
 
 SPACE = "\u2581"

@@ -18,10 +18,10 @@ from brahmic_pua.codec import PUACodec
 from brahmic_pua.codec.layout import ESCAPED_LITERALS, is_private_use
 from brahmic_pua.io.lists import comma_list
 from brahmic_pua.io.wording import counted
-from brahmic_pua.model.pieces import starts_with_mark
+from brahmic_pua.model.display import starts_with_mark
 from brahmic_pua.nepbpe.filters import SEED_FILTERS
 from brahmic_pua.normalize import normalize
-from brahmic_pua.segment.pieces import check_no_surrogates
+from brahmic_pua.segment.sure_cuts import check_no_surrogates
 
 STAND_INS = str.maketrans(ESCAPED_LITERALS)
 ROUND_TRIP = "guarantee 1, decode(encode(s)) == N(s)"

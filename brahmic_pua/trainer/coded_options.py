@@ -23,25 +23,27 @@ from brahmic_pua.normalize import Normalizer
 from brahmic_pua.trainer.pretokenize import training_form
 
 
-def required_clusters(text: str, codec: PUACodec, n: Normalizer) -> list[str]:
+def required_clusters(text: str, codec: PUACodec, normalizer: Normalizer) -> list[str]:
     """The clusters of ``required_chars`` that the codec has: they must keep their codes, so that
     spm can require them."""
-    found = (codec.cluster_of(ch) for ch in codec.encode(n(text)))
+    found = (codec.cluster_of(ch) for ch in codec.encode(normalizer(text)))
     return [cluster for cluster in found if cluster is not None]
 
 
-def coded_options(options: dict[str, Any], codec: PUACodec, n: Normalizer, work: str) -> None:
+def coded_options(
+    options: dict[str, Any], codec: PUACodec, normalizer: Normalizer, work: str
+) -> None:
     """``options`` (spm's, in place) with the values spm matches against its training text
     mapped to that text's form; a seed file is written, mapped, into ``work``."""
     for name in ("required_chars", "pretokenization_delimiter"):
         if options.get(name):
-            options[name] = training_form(str(options[name]), codec, n)
+            options[name] = training_form(str(options[name]), codec, normalizer)
     seeds = options.get("seed_sentencepieces_file")
     if seeds:
-        options["seed_sentencepieces_file"] = _mapped_seeds(str(seeds), codec, n, work)
+        options["seed_sentencepieces_file"] = _mapped_seeds(str(seeds), codec, normalizer, work)
 
 
-def _mapped_seeds(path: str, codec: PUACodec, n: Normalizer, work: str) -> str:
+def _mapped_seeds(path: str, codec: PUACodec, normalizer: Normalizer, work: str) -> str:
     """A copy of a ``piece<TAB>frequency`` seed file with each piece in the training text's
     form (a line that is not such a pair is copied as it is: spm says what is wrong with it)."""
     if not Path(path).is_file():
@@ -49,7 +51,9 @@ def _mapped_seeds(path: str, codec: PUACodec, n: Normalizer, work: str) -> str:
     lines = []
     for line in file_lines(path):
         piece, tab, rest = line.partition("\t")
-        lines.append(f"{training_form(piece, codec, n)}{tab}{rest}\n" if tab else f"{line}\n")
+        lines.append(
+            f"{training_form(piece, codec, normalizer)}{tab}{rest}\n" if tab else f"{line}\n"
+        )
     mapped = Path(work, "seed_sentencepieces.tsv")
     mapped.write_text("".join(lines), encoding="utf-8")
     return str(mapped)

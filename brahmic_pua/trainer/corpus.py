@@ -20,7 +20,7 @@ from brahmic_pua.io.lines import BOM, Span, batched, line_text, not_a_file, read
 from brahmic_pua.io.progress import Progress
 from brahmic_pua.io.wording import counted
 from brahmic_pua.normalize import Normalizer
-from brahmic_pua.segment.pieces import check_no_surrogates
+from brahmic_pua.segment.sure_cuts import check_no_surrogates
 
 BLOCK = "\u2585"  # spm silently drops every training line that contains it
 ESCAPED_BLOCK = ESCAPED_LITERALS[BLOCK]  # its stand-in in spm's training lines
@@ -92,7 +92,7 @@ class Corpus:
         self,
         inputs: list[str],
         iterator: Iterable[str] | None,
-        n: Normalizer,
+        normalizer: Normalizer,
         sample: int = 0,
         first: bool = False,
         progress: bool = False,
@@ -100,7 +100,7 @@ class Corpus:
         self.inputs = inputs
         self.progress = progress  # a progress line on stderr for each pass over the input
         self.iterator = iterator
-        self.normalize = n
+        self.normalize = normalizer
         self.sample = sample
         self.first = first
         self.stats = CorpusStats()

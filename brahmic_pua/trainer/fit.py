@@ -30,7 +30,7 @@ import sentencepiece as spm
 from brahmic_pua.codec import PUACodec
 from brahmic_pua.io.progress import Phases
 from brahmic_pua.model.compile import compile_rules
-from brahmic_pua.model.proto import parse_model
+from brahmic_pua.model.model_proto import parse_model
 from brahmic_pua.model.rules import rule_files, training_rule_files
 from brahmic_pua.normalize import Normalizer
 from brahmic_pua.trainer.corpus import BLOCK, ESCAPED_BLOCK, Corpus
@@ -42,7 +42,7 @@ T = TypeVar("T")
 def fit(
     corpus: Corpus,
     codec: PUACodec,
-    n: Normalizer,
+    normalizer: Normalizer,
     options: dict[str, Any],
     work: str,
     phases: Phases | None = None,
@@ -58,7 +58,7 @@ def fit(
     too_long = 0
     if corpus.stats.longest_line_bytes > limit:
         too_long = sum(len(text.encode("utf-8")) > limit for text in corpus.lines())
-    forward, backward = training_rule_files(codec, n, user_rules)
+    forward, backward = training_rule_files(codec, normalizer, user_rules)
     path = corpus.spm_input()
     source: dict[str, Any] = {"input": path}
     stop = threading.Event()  # set when this thread stops waiting: the iterator ends spm
@@ -91,18 +91,20 @@ def fit(
                     log.started.set()
 
         def complete(level: int = level) -> bytes:  # spm's level: alongside, the training's
-            return _run(lambda: compile_rules(*rule_files(codec, n, user_rules), work, level)[0])
+            return _run(
+                lambda: compile_rules(*rule_files(codec, normalizer, user_rules), work, level)[0]
+            )
 
         # spm's own log on stderr (minloglevel < 2, asked for): no line redrawn over it
         live = capture.active or level >= 2 or "logstream" in options
         phases.start(label, live)
-        if not n.composes:  # without NFC, the codec's rules are all the rules
+        if not normalizer.composes:  # without NFC, the codec's rules are all the rules
             charsmap = _alongside(train, None, stop)
         elif path:
             charsmap = _alongside(train, complete, stop, phases)
         else:
             charsmap = _alongside(train, None, stop)
-    if n.composes and not path:  # spm took the GIL for every line: one after the other
+    if normalizer.composes and not path:  # spm took the GIL for every line: one after the other
         phases.start("compiling rules")
         charsmap = complete(int(options.get("minloglevel", 2)))
     phases.end()

@@ -36,7 +36,7 @@ from typing import Any
 import sentencepiece as stock
 
 from brahmic_pua.codec.layout import is_private_use
-from brahmic_pua.model.proto import model_pb2
+from brahmic_pua.model.model_proto import model_pb2
 from brahmic_pua.trainer.pretokenize import PRIVATE
 
 #: Stock's rule names: ``identity`` is brahmic_pua's ``normalization=none``; each of the others

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from brahmic_pua.io.lists import comma_list
-from brahmic_pua.model.proto import model_pb2
+from brahmic_pua.model.model_proto import model_pb2
 from brahmic_pua.nepbpe.filters import (
     DEFAULT_THETA,
     check_filter_inputs,

@@ -37,12 +37,14 @@ SPACE = "\u2581"  # spm's space, which a pretokenizer sees and returns as stock'
 PRIVATE = re.compile("[\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd]")
 
 
-def training_form(text: str, codec: PUACodec, n: Normalizer | None = None) -> str:
+def training_form(text: str, codec: PUACodec, normalizer: Normalizer | None = None) -> str:
     """``text`` as spm's training normalizer leaves it: N, then each cluster as its code and
     literal codes escaped, with ``▁`` kept as spm's space (a pretokenizer's piece, a delimiter or
     a seed piece is written in spm's normalized form, where ``▁`` is a space)."""
     parts = text.split(SPACE)
-    return SPACE.join(codec.encode(n(part) if n is not None else part) for part in parts)
+    return SPACE.join(
+        codec.encode(normalizer(part) if normalizer is not None else part) for part in parts
+    )
 
 
 class PretokenizerFailed(RuntimeError):

@@ -23,15 +23,15 @@ from brahmic_pua.io.atomic import check_writable, write_atomic_many
 from brahmic_pua.io.progress import Phases
 from brahmic_pua.io.wording import counted
 from brahmic_pua.model.compile import compile_rules
-from brahmic_pua.model.manifest import Manifest, embed
-from brahmic_pua.model.pieces import (
+from brahmic_pua.model.display import (
     NORMAL,
     USER_DEFINED,
     mark_start_ids,
     set_unused,
     vocab_text,
 )
-from brahmic_pua.model.proto import UNUSED
+from brahmic_pua.model.manifest import Manifest, embed
+from brahmic_pua.model.model_proto import UNUSED
 from brahmic_pua.model.rules import rule_files
 from brahmic_pua.model.score_grid import quantize_scores
 from brahmic_pua.nepbpe.filters import FilterReport, filter_model
@@ -282,7 +282,7 @@ def _stock_coverage(symbols: Counter[str]) -> AlphabetPlan:
 
 def _train(
     options: TrainOptions,
-    n: Normalizer,
+    normalizer: Normalizer,
     corpus: Corpus,
     codec: PUACodec,
     characters: Counter[str],
@@ -305,7 +305,7 @@ def _train(
     symbols = symbol_counts(codec, characters, stats.lines)
     alphabet = _alphabet(opts, symbols, options.byte_fallback_given, warnings)
     vocab_size = _bounded_vocab_size(opts, len(symbols), sum(characters.values()))
-    required = required_clusters(str(opts.get("required_chars", "")), codec, n)
+    required = required_clusters(str(opts.get("required_chars", "")), codec, normalizer)
     scanned = codec  # a probe at another vocab_size plans from all the clusters again
     codec = codec.restricted([*coded_clusters(codec, symbols, alphabet.kept), *required])
     # spm measures lines in bytes; a cluster's code may take 4 bytes where its text took 3.
@@ -328,10 +328,10 @@ def _train(
         print(f"brahmic_pua: {nothing}", file=sys.stderr)
         warnings.append(nothing)
     with temporary_folder("brahmic_pua_train_") as work, Phases(options.progress) as phases:
-        coded_options(opts, codec, n, work)
+        coded_options(opts, codec, normalizer, work)
         try:
             model, too_long = fit(
-                corpus, codec, n, opts, work, phases, not options.spm_log, user_rules
+                corpus, codec, normalizer, opts, work, phases, not options.spm_log, user_rules
             )
         except ValueError as error:  # spm's "Vocabulary size too high", in our words
             if pretokenizer is not None and (failed := pretokenizer.error()) is not None:
@@ -342,7 +342,8 @@ def _train(
                 raise _TooHigh(limit_hit[1]) from None
             phases.start("finding a vocab_size that trains")
             trains = size_that_trains(
-                limit_hit[1], lambda size: _made_at(size, options, n, corpus, scanned, characters)
+                limit_hit[1],
+                lambda size: _made_at(size, options, normalizer, corpus, scanned, characters),
             )
             raise ValueError(vocab_too_large(str(error), trains)) from None
         if probe:
@@ -355,7 +356,7 @@ def _train(
             )
             print(f"brahmic_pua: {note}", file=sys.stderr)
             warnings.append(note)
-        codec = _drop_codes_without_piece(model, codec, n, work, phases, user_rules)
+        codec = _drop_codes_without_piece(model, codec, normalizer, work, phases, user_rules)
         disabled = _finish(model, codec, prefix)
         starts = 0
         if options.complete_word_starts:
@@ -369,7 +370,7 @@ def _train(
                 model,
                 options.filters,
                 codec=codec,
-                normalizer=n,
+                normalizer=normalizer,
                 seeds=options.seeds,
                 corpus=corpus.lines(),
                 theta=options.theta,
@@ -379,7 +380,7 @@ def _train(
             quantize_scores(model)
         model.trainer_spec.vocab_size = vocab_size  # as given, where it was cut to the bound
         phases.start("writing the model")
-        manifest = Manifest(codec, n.mode, n.folding, user_rules=bool(user_rules))
+        manifest = Manifest(codec, normalizer.mode, normalizer.folding, user_rules=bool(user_rules))
         data = embed(model.SerializeToString(), manifest)
         model_file, vocab_file = _write(options, prefix, data, model, codec)
     report = TrainReport(
@@ -414,7 +415,7 @@ class _TooHigh(Exception):
 def _made_at(
     size: int,
     options: TrainOptions,
-    n: Normalizer,
+    normalizer: Normalizer,
     corpus: Corpus,
     codec: PUACodec,
     characters: Counter[str],
@@ -425,7 +426,7 @@ def _made_at(
     trial = replace(options, spm={**options.spm, "vocab_size": size}, progress=False)
     try:
         with contextlib.redirect_stderr(io.StringIO()):
-            _train(trial, n, corpus, codec, characters, [], probe=True)
+            _train(trial, normalizer, corpus, codec, characters, [], probe=True)
     except _TooHigh as again:
         return again.made
     except ValueError:
@@ -452,7 +453,7 @@ def _write(
 def _drop_codes_without_piece(
     model: Any,
     codec: PUACodec,
-    n: Normalizer,
+    normalizer: Normalizer,
     work: str,
     phases: Phases,
     user_rules: tuple[tuple[str, str], ...],
@@ -470,7 +471,7 @@ def _drop_codes_without_piece(
         return codec
     codec = codec.restricted(kept)
     phases.start("compiling rules again, for the clusters spm kept")
-    forward, backward = compile_rules(*rule_files(codec, n, user_rules), work)
+    forward, backward = compile_rules(*rule_files(codec, normalizer, user_rules), work)
     model.normalizer_spec.precompiled_charsmap = forward
     model.denormalizer_spec.precompiled_charsmap = backward
     return codec

@@ -22,8 +22,8 @@ from typing import Any
 
 import sentencepiece as spm
 
-from brahmic_pua.model.pieces import SPACE
-from brahmic_pua.model.proto import NORMAL, model_pb2
+from brahmic_pua.model.display import SPACE
+from brahmic_pua.model.model_proto import NORMAL, model_pb2
 
 #: A swap must save more than MARGIN tokens per token it may cost: a "▁Y" saves one token each
 #: time it is used, a dropped piece costs at least one each time it was used.

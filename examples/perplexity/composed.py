@@ -1,7 +1,7 @@
 """Composed embeddings (issue 30, lever 3): the matrix that spreads each piece over its parts.
 
 A row per vocabulary id, a column per part (a character, or a fixtoken cluster) of the arm's
-pieces, from ``brahmic_pua.model.piece_parts``: row i holds 1/n in the columns of piece i's n
+pieces, from ``brahmic_pua.model.embedding_parts``: row i holds 1/n in the columns of piece i's n
 parts (a part used twice, 2/n), so ``composition @ parts`` is the mean of the parts' embeddings.
 Control, unknown, unused and byte-fallback pieces have empty rows: their embedding is their own
 row only. The same code serves both arms: a plain piece ానికి and a brahmic_pua piece కానికి are
@@ -13,7 +13,7 @@ from __future__ import annotations
 import torch
 from data import Arm
 
-from brahmic_pua.model.piece_parts import Unit, piece_parts
+from brahmic_pua.model.embedding_parts import Unit, piece_parts
 
 
 def composition(arm: Arm, unit: Unit) -> torch.Tensor:

@@ -22,7 +22,7 @@ import brahmic_pua as spm
 from brahmic_pua.cli.common import parse_ids
 from brahmic_pua.cli.main import main
 from brahmic_pua.model.manifest import ModelFileError
-from brahmic_pua.model.proto import parse_model
+from brahmic_pua.model.model_proto import parse_model
 from brahmic_pua.nepbpe.filters import FILTERS, check_filters
 from brahmic_pua.normalize.folding import (
     MAX_FOLDING_RULES,

@@ -35,8 +35,8 @@ from brahmic_pua.evaluation.metrics import (
     vocabulary_share,
 )
 from brahmic_pua.evaluation.o200k import O200k
-from brahmic_pua.model.pieces import starts_with_mark
-from brahmic_pua.model.proto import UNUSED, parse_model
+from brahmic_pua.model.display import starts_with_mark
+from brahmic_pua.model.model_proto import UNUSED, parse_model
 from brahmic_pua.model.script_ids import (
     DEV,
     FMT,

@@ -27,9 +27,9 @@ from strategies import nasty_texts, texts
 from brahmic_pua import segment
 from brahmic_pua.cli.main import main
 from brahmic_pua.evaluation.repair import IdRepair, load_plain, repair_vocabulary
+from brahmic_pua.model.display import NORMAL, UNUSED, starts_with_mark
 from brahmic_pua.model.manifest import ModelFileError
-from brahmic_pua.model.pieces import NORMAL, UNUSED, starts_with_mark
-from brahmic_pua.model.proto import BYTE, parse_model
+from brahmic_pua.model.model_proto import BYTE, parse_model
 
 SPACE = "\u2581"
 VOCAB = 2000

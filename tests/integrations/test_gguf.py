@@ -21,7 +21,7 @@ from conftest import NEPALI, require_extra, sample_held_out
 import brahmic_pua
 from brahmic_pua.cli.main import main
 from brahmic_pua.integrations.gguf import llama_text
-from brahmic_pua.model.proto import parse_model
+from brahmic_pua.model.model_proto import parse_model
 
 require_extra("gguf", "gguf", "the GGUF export")
 import gguf  # noqa: E402  (after the check: a skip, not an ImportError, without the extra)

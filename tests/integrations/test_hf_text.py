@@ -32,7 +32,7 @@ from strategies import texts
 
 import brahmic_pua
 from brahmic_pua.integrations.hf_text import cut
-from brahmic_pua.model.proto import model_pb2
+from brahmic_pua.model.model_proto import model_pb2
 from brahmic_pua.segment import segment
 
 #: Special tokens: the model's <s>, </s> and <unk>, and one added as special.

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import brahmic_pua
 from brahmic_pua.io.lists import comma_list
-from brahmic_pua.model.proto import USER_DEFINED, parse_model
+from brahmic_pua.model.model_proto import USER_DEFINED, parse_model
 
 items = st.lists(st.text(st.characters(exclude_categories=["Cs"], exclude_characters="\r\n")))
 

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 import brahmic_pua as spm
 from brahmic_pua.model.decoding import PlainDecoder
-from brahmic_pua.model.pieces import NORMAL
-from brahmic_pua.model.proto import parse_model
+from brahmic_pua.model.display import NORMAL
+from brahmic_pua.model.model_proto import parse_model
 from brahmic_pua.trainer import train_model
 
 

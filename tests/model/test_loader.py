@@ -19,7 +19,7 @@ from brahmic_pua.model.manifest import (
     ModelReadError,
     NotAModelError,
 )
-from brahmic_pua.model.proto import MANIFEST, model_pb2, parse_model
+from brahmic_pua.model.model_proto import MANIFEST, model_pb2, parse_model
 
 
 @pytest.fixture(scope="module")

@@ -32,7 +32,7 @@ from brahmic_pua.model.manifest import (
     ModelFileError,
     extract,
 )
-from brahmic_pua.model.proto import MANIFEST, model_pb2, parse_model
+from brahmic_pua.model.model_proto import MANIFEST, model_pb2, parse_model
 from brahmic_pua.normalize.folding import MAX_FOLDING_RULES, FoldingTable, nepali_table
 
 Body = dict[str, Any]

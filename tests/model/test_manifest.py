@@ -17,9 +17,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from brahmic_pua.codec import PUACodec
-from brahmic_pua.model import pieces
+from brahmic_pua.model import display
 from brahmic_pua.model.manifest import Manifest, ModelFileError, embed, extract, has_manifest
-from brahmic_pua.model.proto import (
+from brahmic_pua.model.model_proto import (
     BYTE,
     CONTROL,
     MANIFEST,
@@ -89,7 +89,7 @@ def _one_line_error(data: bytes, match: str) -> None:
 
 def test_piece_types_are_spms_numbers() -> None:
     assert (NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE) == (1, 2, 3, 4, 5, 6)
-    assert (pieces.NORMAL, pieces.USER_DEFINED, pieces.UNUSED) == (NORMAL, USER_DEFINED, UNUSED)
+    assert (display.NORMAL, display.USER_DEFINED, display.UNUSED) == (NORMAL, USER_DEFINED, UNUSED)
     piece_type = model_pb2.ModelProto.SentencePiece.Type
     assert [piece_type.Name(t) for t in range(1, 7)] == [
         "NORMAL",

@@ -14,7 +14,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from brahmic_pua.model.proto import NORMAL, parse_model
+from brahmic_pua.model.model_proto import NORMAL, parse_model
 from brahmic_pua.model.score_grid import STEP_BITS, on_grid
 
 STEP = Fraction(1, 1 << STEP_BITS)

@@ -27,9 +27,9 @@ from conftest import NEPALI, sample, sample_held_out, sample_training, slow
 from brahmic_pua import SentencePieceProcessor, segment
 from brahmic_pua.cli.filter_command import filter_command
 from brahmic_pua.codec import PUACodec
+from brahmic_pua.model.display import NORMAL, UNUSED
 from brahmic_pua.model.manifest import ModelFileError, extract
-from brahmic_pua.model.pieces import NORMAL, UNUSED
-from brahmic_pua.model.proto import parse_model
+from brahmic_pua.model.model_proto import parse_model
 from brahmic_pua.nepbpe.filters import FILTERS, FilterResult, apply_filters, check_filters
 from brahmic_pua.nepbpe.seeds import (
     SeedError,

@@ -20,7 +20,7 @@ import regex
 import regex._regex_core as regex_core
 from conftest import slow
 
-from brahmic_pua.model.pieces import SPACE
+from brahmic_pua.model.display import SPACE
 from brahmic_pua.nepbpe.filters import PUNCTUATION, char_class
 from brahmic_pua.orthography import script_of_char, unicode_script
 from brahmic_pua.orthography.unicode_tables import (

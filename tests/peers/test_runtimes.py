@@ -41,8 +41,8 @@ from conftest import (
 
 import brahmic_pua
 from brahmic_pua.integrations.gguf import llama_text, write_gguf
-from brahmic_pua.model.pieces import starts_with_mark
-from brahmic_pua.model.proto import BYTE, parse_model
+from brahmic_pua.model.display import starts_with_mark
+from brahmic_pua.model.model_proto import BYTE, parse_model
 from brahmic_pua.trainer import train_model
 
 #: The full run only: old releases and runtimes, corpus text.

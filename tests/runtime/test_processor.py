@@ -19,7 +19,7 @@ from conftest import sample_held_out, sample_training, with_words
 import brahmic_pua as spm
 from brahmic_pua.codec import PUACodec
 from brahmic_pua.codec.layout import is_private_use
-from brahmic_pua.model.pieces import SPACE, display_vocabulary
+from brahmic_pua.model.display import SPACE, display_vocabulary
 from brahmic_pua.trainer import train_model
 
 #: Hindi lines the ``plain`` model did not train on.

@@ -34,7 +34,7 @@ import brahmic_pua
 from brahmic_pua.cli.main import main
 from brahmic_pua.model.manifest import ModelFileError
 from brahmic_pua.model.model_file import MAX_MODEL_BYTES, read_model_file
-from brahmic_pua.model.proto import model_pb2
+from brahmic_pua.model.model_proto import model_pb2
 
 #: The address space a CLI run gets where a file must not be read whole: about twice what a
 #: run needs (python, sentencepiece, protobuf), far below the files tried.

@@ -15,7 +15,7 @@ from conftest import sample_training
 from numpy.typing import NDArray
 
 import brahmic_pua as spm
-from brahmic_pua.model.protocol import Processor
+from brahmic_pua.model.processor_types import Processor
 from brahmic_pua.runtime.offsets import (
     NBestSentencePieceText,
     OffsetMapping,

@@ -18,7 +18,7 @@ from conftest import sample, sample_held_out, sample_training, slow
 import brahmic_pua as spm
 from brahmic_pua.codec import PUACodec
 from brahmic_pua.codec import codec as codec_module
-from brahmic_pua.model.pieces import starts_with_mark
+from brahmic_pua.model.display import starts_with_mark
 from brahmic_pua.normalize import normalizer
 from brahmic_pua.trainer import engine, range_count, train_model
 from brahmic_pua.trainer.corpus import Corpus

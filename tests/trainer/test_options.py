@@ -23,7 +23,7 @@ from strategies import nasty_texts
 
 import brahmic_pua as spm
 from brahmic_pua import PUACodec, segment
-from brahmic_pua.model.proto import NORMAL, parse_model
+from brahmic_pua.model.model_proto import NORMAL, parse_model
 from brahmic_pua.model.score_grid import on_grid
 from brahmic_pua.trainer.options import OptionError
 from brahmic_pua.trainer.pretokenize import ClusterPretokenizer, training_form

@@ -30,8 +30,8 @@ from strategies import nasty_texts
 
 import brahmic_pua as spm
 from brahmic_pua.evaluation.metrics import orphan_mark_ids, private_code_byte_runs
+from brahmic_pua.model.display import starts_with_mark
 from brahmic_pua.model.manifest import extract
-from brahmic_pua.model.pieces import starts_with_mark
 from brahmic_pua.trainer import train_model
 
 

@@ -14,8 +14,8 @@ import sentencepiece as stock
 from conftest import sample_held_out, sample_training
 
 import brahmic_pua
-from brahmic_pua.model.pieces import NORMAL, starts_with_mark
-from brahmic_pua.model.proto import parse_model
+from brahmic_pua.model.display import NORMAL, starts_with_mark
+from brahmic_pua.model.model_proto import parse_model
 from brahmic_pua.trainer import TrainReport, train_model
 
 LINES = sample_training("te")

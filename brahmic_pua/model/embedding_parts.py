@@ -7,7 +7,7 @@ plain embedding learns each consonant's variant of the suffix on its own. The in
 the piece texts (a brahmic_pua model's Private Use codes decoded to the clusters they stand for),
 so it is the same for a brahmic_pua model and for a stock sentencepiece model of the same text:
 
->>> from brahmic_pua.model.piece_parts import parts_of
+>>> from brahmic_pua.model.embedding_parts import parts_of
 >>> parts_of("▁కానికి", "char")
 [' ', 'క', 'ా', 'న', 'ి', 'క', 'ి']
 >>> parts_of("▁కానికి", "cluster")
@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from brahmic_pua.model.protocol import Vocabulary
+from brahmic_pua.model.processor_types import Vocabulary
 from brahmic_pua.model.script_ids import piece_texts, special_kind
 from brahmic_pua.segment import segment
 

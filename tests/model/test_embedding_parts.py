@@ -1,4 +1,4 @@
-"""What every piece is made of (model/piece_parts.py), the index a composed embedding needs.
+"""What every piece is made of (model/embedding_parts.py), the index a composed embedding needs.
 
 Oracles: a piece's parts spell its text as the processor shows it (``id_to_piece``, spm's ▁ as
 a space), which reaches the text by another road (the display table, not the codec's decode);
@@ -17,7 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import brahmic_pua
-from brahmic_pua.model.piece_parts import index_parts, parts_of, piece_parts
+from brahmic_pua.model.embedding_parts import index_parts, parts_of, piece_parts
 from brahmic_pua.orthography import can_follow, classify
 
 NASTY = st.text(

@@ -19,11 +19,11 @@ import regex
 from brahmic_pua.codec import PUACodec
 from brahmic_pua.codec.layout import ESCAPE, ESCAPED_LITERALS, RESERVED
 
-# Re-exported: the piece types are defined once, in proto.py (from spm's generated module), and
-# trainer/train.py, evaluation/repair.py and the tests import these three from here.
-from brahmic_pua.model.proto import NORMAL as NORMAL
-from brahmic_pua.model.proto import UNUSED as UNUSED
-from brahmic_pua.model.proto import USER_DEFINED as USER_DEFINED
+# Re-exported: the piece types are defined once, in model_proto.py (from spm's generated
+# module), and trainer/train.py, evaluation/repair.py and the tests import these three from here.
+from brahmic_pua.model.model_proto import NORMAL as NORMAL
+from brahmic_pua.model.model_proto import UNUSED as UNUSED
+from brahmic_pua.model.model_proto import USER_DEFINED as USER_DEFINED
 
 SPACE = "\u2581"
 _MARK = regex.compile(r"\p{M}")

@@ -1,4 +1,4 @@
-"""How pieces are shown (model/pieces.py): every code as its cluster, nothing ambiguous left.
+"""How pieces are shown (model/display.py): every code as its cluster, nothing ambiguous left.
 
 The oracle is the rule of ``display``'s docstring written out a character at a time: an escape
 and the character after it show as that character, marked; a code shows as its cluster (a space
@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from strategies import nasty_texts
 
 from brahmic_pua.codec import PUACodec
-from brahmic_pua.model.pieces import display, set_unused
-from brahmic_pua.model.proto import NORMAL, UNUSED, model_pb2
+from brahmic_pua.model.display import display, set_unused
+from brahmic_pua.model.model_proto import NORMAL, UNUSED, model_pb2
 
 ESCAPE = "\ue000"
 STAND_INS = {"\ue001": "\u2581", "\ue002": "\u2585"}
