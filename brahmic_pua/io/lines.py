@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import glob
 import os
+import stat
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import islice
@@ -238,9 +239,19 @@ def line_text(line: str) -> str:
 
 def file_lines(path: str | Path, *, skip_blank: bool = False) -> Iterator[str]:
     """Every line of the UTF-8 file ``path``, read a block at a time; ``skip_blank`` leaves out
-    lines of white space only."""
-    lines = read_lines(Span(str(path), 0, os.path.getsize(path)))
+    lines of white space only. A pipe (``<(...)``, a FIFO) is read as it arrives: its size
+    says nothing (``getsize`` is 0), so reading it as a span would give no lines at all."""
+    info = os.stat(path)
+    if stat.S_ISREG(info.st_mode):
+        lines = read_lines(Span(str(path), 0, info.st_size))
+    else:
+        lines = _pipe_lines(str(path))
     return (line for line in lines if line.strip()) if skip_blank else lines
+
+
+def _pipe_lines(path: str) -> Iterator[str]:
+    with open(path, "rb") as stream:
+        yield from stream_lines(stream, path)
 
 
 def stream_lines(stream: BinaryIO, name: str = "<stdin>") -> Iterator[str]:

@@ -5,6 +5,8 @@ read before it is refused."""
 from __future__ import annotations
 
 import io
+import os
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -85,3 +87,37 @@ def test_a_small_file_read_whole_is_cut_by_the_rule(tmp_path: Path) -> None:
         bounded_lines(path, 100, "seed file")
     with pytest.raises(ValueError, match=r"5 bytes, more than the 4 a seed file may have"):
         bounded_lines(path, 4, "seed file")
+
+
+def _through_fifo(tmp_path: Path, data: bytes, read: Callable[[Path], list[str]]) -> list[str]:
+    """``read`` on a FIFO that a thread fills with ``data``, as ``<(cat file)`` gives a path."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+
+    def write() -> None:
+        with open(fifo, "wb") as stream:
+            stream.write(data)
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    try:
+        return read(fifo)
+    finally:
+        writer.join(timeout=10)
+
+
+@pytest.mark.parametrize("skip_blank", [False, True])
+def test_a_pipe_gives_the_lines_a_file_with_the_same_bytes_gives(
+    tmp_path: Path, skip_blank: bool
+) -> None:
+    """A path that is a pipe has no size: its lines are read as they arrive, the same lines a
+    regular file gives (BOM dropped, CRLF one ending, a lone CR kept, blank lines as asked)."""
+    data = "\ufeffతెలుగు\r\n\n  \nनेपाल\rx\nlast".encode()
+    expected = ["తెలుగు", "", "  ", "नेपाल\rx", "last"]
+    if skip_blank:
+        expected = ["తెలుగు", "नेपाल\rx", "last"]
+    regular = tmp_path / "file.txt"
+    regular.write_bytes(data)
+    assert list(file_lines(regular, skip_blank=skip_blank)) == expected
+    piped = _through_fifo(tmp_path, data, lambda p: list(file_lines(p, skip_blank=skip_blank)))
+    assert piped == expected
