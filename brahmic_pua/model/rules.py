@@ -21,17 +21,18 @@ from __future__ import annotations
 import heapq
 import re
 import unicodedata
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from functools import cache
 from itertools import combinations_with_replacement, product
 
 from brahmic_pua.codec import PUACodec, cluster_script
 from brahmic_pua.codec.layout import ESCAPE, ESCAPED_LITERALS, RESERVED
-from brahmic_pua.normalize import Normalizer
+from brahmic_pua.normalize import Normalizer, unicode_ranges
 from brahmic_pua.normalize.folding import ZWJ, LongestMatch
 from brahmic_pua.normalize.spellings import (
     MAX_SPELLINGS,
+    combining_characters,
     composites,
     decomposing_characters,
     longest_decomposition,
@@ -83,7 +84,7 @@ def normalizer_rules(
         return base
     rules = dict(_kept_by_n(base, normalizer))
     fold = LongestMatch(rules)
-    characters, letters, letters_followed = _unicode_texts()
+    characters, letters, letters_followed = unicode_texts()
     # A user's rules (maybe a whole NFKC table) are spelled only where they can be spelled
     # otherwise; the codec's own are followed by marks and joiners as below.
     users = {source for source, _ in user}
@@ -140,14 +141,26 @@ def normalizer_rules(
 
 
 @cache
-def _unicode_texts() -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
-    """NFC of every character NFC changes, those of them that are Brahmic letters, and those
-    letters followed by marks. They depend on the Unicode tables alone, not on the codec or
-    the mode, and following the letters by marks is most of a small training's rule time, so
-    they are built once per process."""
-    characters = tuple(sorted({_nfc(ch) for ch in decomposing_characters()}))
+def unicode_texts() -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """:func:`compute_unicode_texts`, once per process; the letters followed by marks (most of
+    a small training's rule time) are read from :mod:`~brahmic_pua.normalize.unicode_ranges`
+    where it holds this Python's Unicode (tools/generate_unicode_ranges.py)."""
+    recorded = unicodedata.unidata_version == unicode_ranges.UNIDATA_VERSION
+    followed = unicode_ranges.LETTERS_FOLLOWED if recorded else None
+    return compute_unicode_texts(decomposing_characters(), followed)
+
+
+def compute_unicode_texts(
+    decomposing: Iterable[str], followed: tuple[str, ...] | None = None
+) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """NFC of every character NFC changes (of ``decomposing``), those of them that are Brahmic
+    letters, and those letters followed by marks (``followed`` where given). They depend on
+    the Unicode tables alone, not on the codec or the mode."""
+    characters = tuple(sorted({_nfc(ch) for ch in decomposing}))
     letters = tuple(text for text in characters if cluster_script(text))
-    return characters, letters, tuple(_followed_by_marks(list(letters)))
+    if followed is None:
+        followed = tuple(_followed_by_marks(list(letters)))
+    return characters, letters, followed
 
 
 def _respelled(text: str) -> bool:
@@ -164,8 +177,8 @@ def _respelled(text: str) -> bool:
 def _respelling() -> re.Pattern[str]:
     """Any character with a combining class, one that composes with the character before it,
     or one of the NFC forms of the characters NFC changes."""
-    found = {chr(c) for c in range(0x110000) if unicodedata.combining(chr(c))}
-    found |= _ending_characters() | set("".join(_unicode_texts()[0]))
+    found = set(combining_characters())
+    found |= _ending_characters() | set("".join(unicode_texts()[0]))
     return re.compile("[" + "".join(map(re.escape, sorted(found))) + "]")
 
 

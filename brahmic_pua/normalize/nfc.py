@@ -24,6 +24,8 @@ import re
 import unicodedata
 from functools import cache
 
+from brahmic_pua.normalize.spellings import combining_characters
+
 #: Runs of this many non-starters or more are put in canonical order here; shorter ones cost
 #: CPython at most this many steps a character.
 LONG_RUN = 32
@@ -107,5 +109,5 @@ def _long_runs() -> re.Pattern[str]:
 
 @cache
 def _non_starter_runs() -> re.Pattern[str]:
-    marks = "".join(re.escape(chr(c)) for c in range(0x110000) if unicodedata.combining(chr(c)))
+    marks = "".join(map(re.escape, combining_characters()))
     return re.compile(f"[{marks}]{{2,}}")

@@ -17,24 +17,50 @@ from functools import cache, lru_cache
 from itertools import pairwise
 from math import factorial
 
+from brahmic_pua.normalize import unicode_ranges
+
 MAX_RUN = 6  # marks in one run reordered exhaustively (6! = 720 orders); longer runs keep theirs
 MAX_SPELLINGS = 256  # per text: stacked marks multiply, the common spellings come first
 HANGUL_FIRST, HANGUL_LAST = "\uac00", "\ud7a3"
 _JAMO_T = 28  # trailing consonants per leading consonant + vowel, "none" included
 
 
+def _recorded() -> bool:
+    """Whether :mod:`~brahmic_pua.normalize.unicode_ranges` holds this Python's Unicode."""
+    return unicodedata.unidata_version == unicode_ranges.UNIDATA_VERSION
+
+
+def computed_decomposing() -> list[str]:
+    """Every character whose NFD differs from itself, found by asking each code point."""
+    found = []
+    for cp in range(0x2FA1E):  # nothing above U+2FA1D has a canonical decomposition
+        ch = chr(cp)
+        if not 0xD800 <= cp <= 0xDFFF and unicodedata.normalize("NFD", ch) != ch:
+            found.append(ch)
+    return found
+
+
+@cache
+def combining_characters() -> str:
+    """Every character with a non-zero canonical combining class, in code point order."""
+    if _recorded():
+        runs = unicode_ranges.COMBINING
+        return "".join(chr(cp) for first, last in runs for cp in range(first, last + 1))
+    return "".join(chr(c) for c in range(0x110000) if unicodedata.combining(chr(c)))
+
+
 @cache
 def composites() -> dict[str, tuple[str, ...]]:
     """Full canonical decomposition → the characters that decompose to it (all of Unicode,
     Hangul syllables included: Korean names in NFD occur even in Bengali Wikipedia)."""
+    if _recorded():
+        runs = unicode_ranges.DECOMPOSING
+        characters = [chr(cp) for first, last in runs for cp in range(first, last + 1)]
+    else:
+        characters = computed_decomposing()
     found: dict[str, list[str]] = {}
-    for cp in range(0x2FA1E):  # nothing above U+2FA1D has a canonical decomposition
-        if 0xD800 <= cp <= 0xDFFF:
-            continue
-        ch = chr(cp)
-        decomposed = unicodedata.normalize("NFD", ch)
-        if decomposed != ch:
-            found.setdefault(decomposed, []).append(ch)
+    for ch in characters:
+        found.setdefault(unicodedata.normalize("NFD", ch), []).append(ch)
     return {key: tuple(chars) for key, chars in found.items()}
 
 
