@@ -54,7 +54,10 @@ from __future__ import annotations
 import inspect
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -68,7 +71,15 @@ except ModuleNotFoundError as error:
     raise ImportError("brahmic_pua.hf needs transformers: pip install 'brahmic-pua[hf]'") from None
 
 from brahmic_pua.integrations.hf_encoding import RowMaps, word_starts
-from brahmic_pua.integrations.hf_text import Encoded, Part, Span, Stretches, cut, split
+from brahmic_pua.integrations.hf_text import (
+    Encoded,
+    Part,
+    Span,
+    Stretches,
+    cut,
+    split,
+    trie_tokens,
+)
 from brahmic_pua.runtime.processor import SentencePieceProcessor
 
 MODEL_FILE = "brahmic_pua.model"
@@ -133,6 +144,80 @@ BATCH_TRUNCATION = (
     TruncationStrategy.LONGEST_FIRST,
     TruncationStrategy.ONLY_FIRST,
 )
+#: What :class:`EncodeOptions` does not pass to ``prepare_for_model`` (it takes the strategies
+#: by name, as ``padding`` and ``truncation``; tensors and words are the caller's business).
+NOT_FOR_MODEL = frozenset(
+    {"padding_strategy", "truncation_strategy", "is_split_into_words", "return_tensors", "extra"}
+)
+
+
+@dataclass(frozen=True)
+class EncodeOptions:
+    """The keywords transformers gives ``_encode_plus`` besides the texts, with its defaults,
+    as one value: each step of the encoding reads what it needs, and :meth:`keywords` and
+    :meth:`for_model` give them back to transformers' own ``_encode_plus`` and
+    ``prepare_for_model``."""
+
+    add_special_tokens: bool = True
+    padding_strategy: PaddingStrategy = PaddingStrategy.DO_NOT_PAD
+    truncation_strategy: TruncationStrategy = TruncationStrategy.DO_NOT_TRUNCATE
+    max_length: int | None = None
+    stride: int = 0
+    is_split_into_words: bool = False
+    pad_to_multiple_of: int | None = None
+    padding_side: str | None = None
+    return_tensors: Any = None
+    return_token_type_ids: bool | None = None
+    return_attention_mask: bool | None = None
+    return_overflowing_tokens: bool = False
+    return_special_tokens_mask: bool = False
+    return_length: bool = False
+    verbose: bool = True
+    #: Every other keyword (``__call__`` passes ``split_special_tokens`` and
+    #: ``return_offsets_mapping``; ``apply_chat_template`` ``sanitize_control_tokens``...).
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, keywords: dict[str, Any]) -> EncodeOptions:
+        names = {option.name for option in fields(cls)} - {"extra"}
+        given = {name: value for name, value in keywords.items() if name in names}
+        return cls(**given, extra={k: v for k, v in keywords.items() if k not in names})
+
+    def keywords(self) -> dict[str, Any]:
+        """All of them, as ``_encode_plus`` takes them."""
+        named = {option.name: getattr(self, option.name) for option in fields(self)}
+        del named["extra"]
+        return named | self.extra
+
+    def for_model(self) -> dict[str, Any]:
+        """Those ``prepare_for_model`` takes (the strategies by name), but the tensors."""
+        named = {
+            option.name: getattr(self, option.name)
+            for option in fields(self)
+            if option.name not in NOT_FOR_MODEL
+        }
+        strategies = {"padding": self.padding_strategy.value}
+        return named | strategies | {"truncation": self.truncation_strategy.value}
+
+
+#: The maps of the rows of a batch that transformers encodes a row at a time (:func:`row_maps`).
+ROW_MAPS: ContextVar[list[RowMaps] | None] = ContextVar("brahmic_pua_row_maps", default=None)
+
+
+@contextmanager
+def row_maps() -> Iterator[list[RowMaps]]:
+    """The maps of the rows encoded with offsets while transformers' ``_encode_plus`` runs:
+    for a batch it calls ``_encode_plus`` on each row and keeps only the row's keys, so the
+    maps each row's output holds would be lost. A context variable, not an argument (a
+    keyword would travel through transformers' own ``**kwargs``) nor an attribute (a tokenizer
+    may encode in several threads at once); each call collects its own rows, so a row that
+    goes transformers' way inside a batch does not add to the batch's."""
+    rows: list[RowMaps] = []
+    collecting = ROW_MAPS.set(rows)
+    try:
+        yield rows
+    finally:
+        ROW_MAPS.reset(collecting)
 
 
 class BrahmicPuaTokenizer(PreTrainedTokenizer):  # type: ignore[misc]
@@ -184,7 +269,11 @@ class BrahmicPuaTokenizer(PreTrainedTokenizer):  # type: ignore[misc]
         kwargs.setdefault("clean_up_tokenization_spaces", False)
         super().__init__(**tokens, special_tokens_pattern=PATTERNS[bos, eos], **kwargs)
         self._record_flags()
-        self._auto_map = {"AutoTokenizer": [f"{AUTO_MODULE}.{type(self).__name__}", None]}
+        #: What ``save_pretrained`` writes to the config from ``init_kwargs``: AutoTokenizer's
+        #: pointer to the saved shim module.
+        self.init_kwargs["auto_map"] = {
+            "AutoTokenizer": [f"{AUTO_MODULE}.{type(self).__name__}", None]
+        }
 
     @classmethod
     def _from_pretrained(
@@ -267,20 +356,21 @@ class BrahmicPuaTokenizer(PreTrainedTokenizer):  # type: ignore[misc]
         """The text cut at its added tokens, as transformers' ``tokenize`` cuts it, but for
         a token that is not special: it is cut out only on cluster boundaries
         (:func:`~brahmic_pua.integrations.hf_text.cut`)."""
-        if split_special_tokens or not self._added_tokens_encoder:
+        added = self.get_added_vocab()
+        if split_special_tokens or not added:
             return [Part([[0, len(text)]])] if text else []
         codec = self.sp.codec
         return split(
             text,
             cut(text, self.tokens_trie, self._special_texts, codec.policy if codec else "fixtoken"),
-            self._added_tokens_encoder,
-            self._added_tokens_decoder,
+            added,
+            self.added_tokens_decoder,
         )
 
     def _special_texts(self) -> frozenset[str]:
         """The special tokens' texts (the model's ``<s>``..., tokens added as special): they
         match anywhere in a text, as in transformers, even inside a cluster."""
-        added = self._added_tokens_decoder.values()
+        added = self.added_tokens_decoder.values()
         return frozenset(self.all_special_tokens).union(t.content for t in added if t.special)
 
     def _encode_text(self, text: str, split_special_tokens: bool, spans: bool) -> Encoded:
@@ -364,201 +454,163 @@ class BrahmicPuaTokenizer(PreTrainedTokenizer):  # type: ignore[misc]
             and all(isinstance(word, str) for word in text)
         )
 
-    def _encode_plus(
-        self,
-        text: Any,
-        text_pair: Any = None,
-        add_special_tokens: bool = True,
-        padding_strategy: PaddingStrategy = PaddingStrategy.DO_NOT_PAD,
-        truncation_strategy: TruncationStrategy = TruncationStrategy.DO_NOT_TRUNCATE,
-        max_length: int | None = None,
-        stride: int = 0,
-        is_split_into_words: bool = False,
-        pad_to_multiple_of: int | None = None,
-        padding_side: str | None = None,
-        return_tensors: Any = None,
-        return_token_type_ids: bool | None = None,
-        return_attention_mask: bool | None = None,
-        return_overflowing_tokens: bool = False,
-        return_special_tokens_mask: bool = False,
-        return_length: bool = False,
-        verbose: bool = True,
-        **kwargs: Any,
-    ) -> Any:
-        """One text (or pair) encoded here, straight to ids, with ``return_offsets_mapping``:
-        transformers' Python tokenizers ignore that flag; here each token gets its characters
-        in the caller's string (an added special token, padding: ``(0, 0)``). A batch of texts
-        is encoded here too where :meth:`_encode_batch` can; else transformers encodes it a row
-        at a time, calling this method for each."""
-        batch = self._encode_batch(
-            text,
-            text_pair,
-            is_split_into_words,
-            stride,
-            return_overflowing_tokens,
-            kwargs,
-            add_special_tokens=add_special_tokens,
-            padding_strategy=padding_strategy,
-            truncation_strategy=truncation_strategy,
-            max_length=max_length,
-            pad_to_multiple_of=pad_to_multiple_of,
-            padding_side=padding_side,
-            return_tensors=return_tensors,
-            return_token_type_ids=return_token_type_ids,
-            return_attention_mask=return_attention_mask,
-            return_special_tokens_mask=return_special_tokens_mask,
-            return_length=return_length,
-            verbose=verbose,
-        )
+    def _encode_plus(self, text: Any, text_pair: Any = None, **keywords: Any) -> Any:
+        """transformers' hook for every encoding (``tok(...)``, ``encode``, ``encode_plus``),
+        its keywords as :class:`EncodeOptions`. A list of texts in one pass where
+        :meth:`_encode_batch` can; one text (or pair, or pretokenized words) encoded here,
+        straight to ids, with ``return_offsets_mapping``: transformers' Python tokenizers
+        ignore that flag; here each token gets its characters in the caller's string (an added
+        special token, padding: ``(0, 0)``). Anything else (another batch, ids, tokens, a
+        chat's marked text) goes transformers' way, which comes back here for each row."""
+        options = EncodeOptions.of(keywords)
+        batch = self._encode_batch(text, text_pair, options)
         if batch is not None:
             return batch
-        options: dict[str, Any] = {
-            "add_special_tokens": add_special_tokens,
-            "max_length": max_length,
-            "stride": stride,
-            "pad_to_multiple_of": pad_to_multiple_of,
-            "padding_side": padding_side,
-            "return_token_type_ids": return_token_type_ids,
-            "return_attention_mask": return_attention_mask,
-            "return_overflowing_tokens": return_overflowing_tokens,
-            "return_special_tokens_mask": return_special_tokens_mask,
-            "return_length": return_length,
-            "verbose": verbose,
-        }
-        own = self._own(text, is_split_into_words) and (
-            text_pair is None or self._own(text_pair, is_split_into_words)
-        )
-        if not own or kwargs.get("sanitize_control_tokens"):
-            rows: list[RowMaps] = kwargs.setdefault("_row_maps", [])
-            out = super()._encode_plus(
-                text,
-                text_pair,
-                padding_strategy=padding_strategy,
-                truncation_strategy=truncation_strategy,
-                is_split_into_words=is_split_into_words,
-                return_tensors=return_tensors,
-                **options,
-                **kwargs,
-            )
-            if rows and len(rows) == len(out["input_ids"]):  # a batch, each row ours
-                left = (padding_side or self.padding_side) == "left"
-                out._encodings = [
-                    row.padded(len(ids), left, self.pad_token_id, self.pad_token)
-                    for row, ids in zip(rows, out["input_ids"], strict=True)
-                ]
-                out._n_sequences = rows[0].n_sequences
-            return out
-        rows = kwargs.pop("_row_maps", None)
-        split_special_tokens = kwargs.pop("split_special_tokens", self.split_special_tokens)
-        spans = bool(kwargs.pop("return_offsets_mapping", False))
-        words = is_split_into_words
-        first = self._encode_input(text, words, split_special_tokens, spans, kwargs)
+        words = options.is_split_into_words
+        own = self._own(text, words) and (text_pair is None or self._own(text_pair, words))
+        if own and not options.extra.get("sanitize_control_tokens"):
+            return self._encode_row(text, text_pair, options)
+        with row_maps() as rows:  # a batch comes back here a row at a time
+            out = super()._encode_plus(text, text_pair, **options.keywords())
+        return self._with_row_maps(out, rows, options)
+
+    def _encode_row(self, text: Any, text_pair: Any, options: EncodeOptions) -> Any:
+        """One text or pair (or pretokenized words) to ids, with ``return_offsets_mapping``
+        their spans and word maps too; ``prepare_for_model`` adds the special tokens, truncates
+        and pads. A row of a batch hands its maps to :func:`row_maps`."""
+        extra = dict(options.extra)  # what is left goes to prepare_for_tokenization
+        split_special_tokens = extra.pop("split_special_tokens", self.split_special_tokens)
+        spans = bool(extra.pop("return_offsets_mapping", False))
+        words = options.is_split_into_words
+        first = self._encode_input(text, words, split_special_tokens, spans, extra)
         second = None
         if text_pair is not None:
-            second = self._encode_input(text_pair, words, split_special_tokens, spans, kwargs)
-        options |= {"padding": padding_strategy.value, "truncation": truncation_strategy.value}
+            second = self._encode_input(text_pair, words, split_special_tokens, spans, extra)
         if not spans:
             return self.prepare_for_model(
                 first.ids,
                 pair_ids=None if second is None else second.ids,
-                return_tensors=return_tensors,
+                return_tensors=options.return_tensors,
                 prepend_batch_axis=True,
-                **options,
+                **options.for_model(),
             )
-        out = self._with_spans(first, second, return_tensors, options)
-        if rows is not None:  # a row of a batch: transformers pads it, then _encode_plus maps it
+        out = self._with_spans(first, second, options.return_tensors, options.for_model())
+        rows = ROW_MAPS.get()
+        if rows is not None:  # a row of a batch: transformers pads it, then the batch maps it
             rows.append(out.encodings[0])
         return out
 
-    def _encode_batch(
-        self,
-        text: Any,
-        text_pair: Any,
-        words: bool,
-        stride: int,
-        overflowing: bool,
-        kwargs: dict[str, Any],
-        *,
-        add_special_tokens: bool,
-        padding_strategy: PaddingStrategy,
-        truncation_strategy: TruncationStrategy,
-        max_length: int | None,
-        pad_to_multiple_of: int | None,
-        padding_side: str | None,
-        return_tensors: Any,
-        return_token_type_ids: bool | None,
-        return_attention_mask: bool | None,
-        return_special_tokens_mask: bool,
-        return_length: bool,
-        verbose: bool,
-    ) -> Any:
+    def _with_row_maps(self, out: Any, rows: list[RowMaps], options: EncodeOptions) -> Any:
+        """transformers' output for a batch it encoded a row at a time, calling
+        ``_encode_plus`` on each row, then padding them: where every row was encoded here with
+        offsets, with their maps (``rows``), padded as their ids (``word_ids(i)``,
+        ``char_to_token(i, ...)``...), through the ``encoding=`` and ``n_sequences=`` that
+        ``BatchEncoding`` takes."""
+        if not rows or len(rows) != len(out["input_ids"]):  # not a batch, or a row not ours
+            return out
+        left = (options.padding_side or self.padding_side) == "left"
+        maps = [
+            row.padded(len(ids), left, self.pad_token_id, self.pad_token)
+            for row, ids in zip(rows, out["input_ids"], strict=True)
+        ]
+        return BatchEncoding(out.data, encoding=maps, n_sequences=rows[0].n_sequences)
+
+    def _encode_batch(self, text: Any, text_pair: Any, options: EncodeOptions) -> Any:
         """A batch of texts in one pass, or ``None`` where transformers' path is to encode it.
 
         transformers' ``_encode_plus`` encodes a batch a row at a time: this method, then
         ``prepare_for_model`` (special tokens, truncation, the masks), then one ``pad``. Here
         the texts are encoded by one batch call of each processor (a text with an added
         token's text in it as one text is), and the rows are built as ``prepare_for_model``
-        builds them, from the ids it puts around every sequence; ``pad`` is the same call. Taken
-        for a list of texts, no pair, no words, no offsets, no overflow, no stride, a truncation
-        of a single sequence to ``max_length`` (or none) and no keyword it does not know; the
-        output is the row-at-a-time path's, key for key (tests/integrations/test_hf_batch.py).
-        """
-        if (
-            text_pair is not None
-            or words
-            or overflowing
-            or stride
-            or not isinstance(text, (list, tuple))
-            or not text
-            or not all(isinstance(item, str) for item in text)
-            or kwargs.keys() - BATCH_KEYWORDS
-            or kwargs.get("return_offsets_mapping")
-            or truncation_strategy not in BATCH_TRUNCATION
-            or (truncation_strategy != TruncationStrategy.DO_NOT_TRUNCATE and max_length is None)
-            or type(self).prepare_for_tokenization
-            is not PreTrainedTokenizer.prepare_for_tokenization
-        ):
+        builds them, from the ids it puts around every sequence; ``pad`` is the same call.
+        Taken where :meth:`_batch_applies`; the output is the row-at-a-time path's, key for key
+        (tests/integrations/test_hf_batch.py)."""
+        if not self._batch_applies(text, text_pair, options):
             return None
-        split_special_tokens = bool(kwargs.get("split_special_tokens", self.split_special_tokens))
+        split_special_tokens = options.extra.get("split_special_tokens", self.split_special_tokens)
         try:
-            around = self._around() if add_special_tokens else ([], [], 0)
-            rows = self._batch_ids(text, split_special_tokens)
-        except Exception:  # the row-at-a-time path raises it, as it always has
+            around = self._around() if options.add_special_tokens else ([], [], 0)
+            rows = self._batch_ids(text, bool(split_special_tokens))
+        except ValueError:
+            # build_inputs_with_special_tokens without the pattern's token, or a text that is
+            # not Unicode (a lone surrogate): the row-at-a-time path raises it, as it always has
             return None
         if around is None:
             return None
+        out = self._batch_rows(self._truncated(rows, options), around, options)
+        padded = self.pad(
+            out,
+            padding=options.padding_strategy.value,
+            max_length=options.max_length,
+            pad_to_multiple_of=options.pad_to_multiple_of,
+            padding_side=options.padding_side,
+            return_attention_mask=options.return_attention_mask,
+        )
+        return BatchEncoding(padded, tensor_type=options.return_tensors)
+
+    def _batch_applies(self, text: Any, text_pair: Any, options: EncodeOptions) -> bool:
+        """Whether :meth:`_encode_batch` takes the call: a list of texts, no pair, no words,
+        no offsets, no overflow, no stride, a truncation of a single sequence to
+        ``max_length`` (or none), no keyword it does not know, and transformers'
+        ``prepare_for_tokenization`` (a subclass's own may change the texts)."""
+        truncation = options.truncation_strategy
+        return (
+            text_pair is None
+            and not options.is_split_into_words
+            and not options.return_overflowing_tokens
+            and not options.stride
+            and isinstance(text, (list, tuple))
+            and bool(text)
+            and all(isinstance(item, str) for item in text)
+            and not options.extra.keys() - BATCH_KEYWORDS
+            and not options.extra.get("return_offsets_mapping")
+            and truncation in BATCH_TRUNCATION
+            and (truncation == TruncationStrategy.DO_NOT_TRUNCATE or options.max_length is not None)
+            and type(self).prepare_for_tokenization is PreTrainedTokenizer.prepare_for_tokenization
+        )
+
+    def _truncated(self, rows: list[list[int]], options: EncodeOptions) -> list[list[int]]:
+        """Each row cut to ``max_length`` with its special tokens, on the tokenizer's
+        ``truncation_side``, as ``truncate_sequences`` cuts a single sequence."""
+        if options.truncation_strategy == TruncationStrategy.DO_NOT_TRUNCATE:
+            return rows
+        if not options.max_length:
+            return rows
+        specials = self.num_special_tokens_to_add(pair=False) if options.add_special_tokens else 0
+        left = self.truncation_side == "left"
+        out = []
+        for ids in rows:
+            cut = len(ids) + specials - options.max_length
+            out.append(ids if cut <= 0 else ids[cut:] if left else ids[:-cut])
+        return out
+
+    def _batch_rows(
+        self,
+        rows: list[list[int]],
+        around: tuple[list[int], list[int], int],
+        options: EncodeOptions,
+    ) -> dict[str, Any]:
+        """The unpadded keys of the rows, as ``prepare_for_model`` gives them: the ids with
+        what it puts ``around`` them, the masks and lengths asked for; the warning it gives
+        for a sequence longer than the model's, once."""
         prefix, suffix, typed = around
-        if truncation_strategy != TruncationStrategy.DO_NOT_TRUNCATE and max_length:
-            specials = self.num_special_tokens_to_add(pair=False) if add_special_tokens else 0
-            left = self.truncation_side == "left"
-            for i, ids in enumerate(rows):
-                cut = len(ids) + specials - max_length
-                if cut > 0:
-                    rows[i] = ids[cut:] if left else ids[:-cut]
-        sequences = [prefix + ids + suffix for ids in rows] if add_special_tokens else rows
+        sequences = [prefix + ids + suffix for ids in rows]
         out: dict[str, Any] = {"input_ids": sequences}
+        return_token_type_ids = options.return_token_type_ids
         if return_token_type_ids is None:
             return_token_type_ids = "token_type_ids" in self.model_input_names
         if return_token_type_ids:
             out["token_type_ids"] = [[0] * (len(ids) + typed) for ids in rows]
-        if return_special_tokens_mask:
+        if options.return_special_tokens_mask:
             head, tail = [1] * len(prefix), [1] * len(suffix)
             out["special_tokens_mask"] = [head + [0] * len(ids) + tail for ids in rows]
-        if verbose and max_length is None:  # the warning prepare_for_model gives, once
+        if options.verbose and options.max_length is None:
             long = next((ids for ids in sequences if len(ids) > self.model_max_length), None)
-            if long is not None:
-                self._eventual_warn_about_too_long_sequence(long, max_length, verbose)
-        if return_length:
+            if long is not None:  # prepare_for_model gives the warning, as for the row alone
+                self.prepare_for_model(long, add_special_tokens=False, return_attention_mask=False)
+        if options.return_length:
             out["length"] = [len(ids) for ids in sequences]
-        padded = self.pad(
-            out,
-            padding=padding_strategy.value,
-            max_length=max_length,
-            pad_to_multiple_of=pad_to_multiple_of,
-            padding_side=padding_side,
-            return_attention_mask=return_attention_mask,
-        )
-        return BatchEncoding(padded, tensor_type=return_tensors)
+        return out
 
     def _around(self) -> tuple[list[int], list[int], int] | None:
         """What ``prepare_for_model`` puts around every single sequence with
@@ -599,13 +651,10 @@ class BrahmicPuaTokenizer(PreTrainedTokenizer):  # type: ignore[misc]
     def _added_pattern(self) -> Any:
         """``search`` of a pattern that finds any added token's text (the trie's tokens, which
         :meth:`_parts` cuts at), or ``None`` where :meth:`_parts` cuts nothing."""
-        if not self._added_tokens_encoder:
+        added = self.get_added_vocab()
+        if not added:
             return None
-        tokens = frozenset(
-            token
-            for token in (*self._added_tokens_encoder, *getattr(self.tokens_trie, "_tokens", ()))
-            if token
-        )
+        tokens = frozenset(token for token in (*added, *trie_tokens(self.tokens_trie)) if token)
         known = self.__dict__.get("_added_search")  # absent from a tokenizer pickled before
         if known is None or known[0] != tokens:
             longest = sorted(tokens, key=len, reverse=True)
@@ -671,12 +720,15 @@ class BrahmicPuaTokenizer(PreTrainedTokenizer):  # type: ignore[misc]
 
     # -- decoding -----------------------------------------------------------------------------
 
-    def _literal(self, id: int | None) -> str | None:
-        """The text of a token shown as itself: special, or added beyond the model's pieces."""
-        if id is None or id not in self._added_tokens_decoder:
-            return None
-        token = self._added_tokens_decoder[id]
-        return str(token.content) if token.special or id >= self.vocab_size else None
+    def _literals(self) -> dict[int, str]:
+        """The texts of the tokens shown as themselves, by id: special, or added beyond the
+        model's pieces. Read once per call: ``added_tokens_decoder`` is a sorted copy."""
+        size = self.vocab_size
+        return {
+            id: str(token.content)
+            for id, token in self.added_tokens_decoder.items()
+            if token.special or id >= size
+        }
 
     def _decode(
         self,
@@ -696,13 +748,14 @@ class BrahmicPuaTokenizer(PreTrainedTokenizer):  # type: ignore[misc]
         if skip_special_tokens:
             skipped = set(self.all_special_ids)
             ids = [id for id in ids if id not in skipped]
-        return self._text.join(ids, self._literal)
+        return self._text.join(ids, self._literals().get)
 
     def convert_tokens_to_string(self, tokens: list[str]) -> str:
         """Readable pieces back to text, as ``decode`` gives it for their ids; a piece not in
         the vocabulary gives its own text, as in the processor."""
-        encoder = self._added_tokens_encoder
-        return self._text.join(tokens, lambda token: self._literal(encoder.get(token)))
+        literals = self._literals()
+        by_token = {t: literals[id] for t, id in self.get_added_vocab().items() if id in literals}
+        return self._text.join(tokens, by_token.get)
 
     # -- chat templates -----------------------------------------------------------------------
 

@@ -111,6 +111,21 @@ def _holds(data: dict[str, Any], word: str) -> bool:
     return ENDS in node
 
 
+def trie_tokens(trie: TrieLike) -> set[str]:
+    """Every token ``trie`` holds, read off its ``data`` (transformers keeps a set of them, but
+    private: ``Trie._tokens``)."""
+    found: set[str] = set()
+    nodes: list[tuple[str, dict[str, Any]]] = [("", trie.data)]
+    while nodes:
+        prefix, node = nodes.pop()
+        for char, child in node.items():
+            if char == ENDS:
+                found.add(prefix)
+            else:
+                nodes.append((prefix + char, child))
+    return found
+
+
 def _allowed(text: str, anywhere: Container[str], policy: str) -> Callable[[int, int], bool]:
     """Whether the token ``text[start:end]`` may be cut out: a special one anywhere, any
     other one only on cluster boundaries."""

@@ -8,6 +8,7 @@ must fail. The two import tests run either way.
 
 from __future__ import annotations
 
+import ast
 import functools
 import json
 import pickle
@@ -536,6 +537,148 @@ def test_parity_example_counts(hf: ModuleType, sample_models: dict[str, Path]) -
     rows = {line[:34].strip(): line[34:].split() for line in done.stdout.splitlines()[3:]}
     assert rows["BrahmicPuaTokenizer"] == ["200", "200", "200", "0"]
     assert rows["SentencePieceBackend(vocab_file=)"] == ["200", "0", "0", "200"]
+
+
+# -- transformers through its public surface --------------------------------------------------
+
+#: What transformers' Python tokenizers are written against: ``PythonBackend`` declares these
+#: for a subclass to fill in (``_tokenize``, ``_convert_*``, ``_encode_plus`` raise
+#: ``NotImplementedError``) or override (its own model tokenizers override ``_decode``, ``_pad``
+#: and ``_from_pretrained``). Overriding one, and calling the base's from that override
+#: (``super()._pad(...)`` in ``_pad``), is the contract; any other underscore name of theirs is
+#: their state, which a release may rename or reshape.
+HOOKS = frozenset(
+    {
+        "_tokenize",
+        "_convert_token_to_id",
+        "_convert_id_to_token",
+        "_decode",
+        "_encode_plus",
+        "_pad",
+        "_from_pretrained",
+    }
+)
+
+
+def is_private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__") and name != "_"
+
+
+@functools.cache
+def transformers_private_names() -> frozenset[str]:
+    """Every underscore name transformers' tokenizer modules define or use as an attribute
+    (``self._added_tokens_encoder``, ``BatchEncoding._encodings``, ``Trie._tokens``...), read
+    off their source."""
+    import transformers.tokenization_python
+    import transformers.tokenization_utils_base
+
+    names: set[str] = set()
+    for module in (transformers.tokenization_python, transformers.tokenization_utils_base):
+        tree = ast.parse(Path(str(module.__file__)).read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and is_private(node.attr):
+                names.add(node.attr)
+            if isinstance(node, ast.FunctionDef) and is_private(node.name):
+                names.add(node.name)
+    return frozenset(names)
+
+
+def private_uses(source: str, theirs: frozenset[str]) -> list[str]:
+    """Where ``source`` reaches into an object that is not its own: an underscore attribute of
+    transformers' (read, written or called) but a hook overridden and its base called from
+    the override, an underscore attribute that ``source`` never assigns on ``self`` or
+    defines (another object's), the same names as strings (``getattr(x, "_y")``, a keyword
+    ``"_y"`` handed to transformers), a method of ours that overrides a private one of
+    theirs, and an ``except`` that catches everything (``Exception``, bare) in place of what
+    is raised."""
+    tree = ast.parse(source)
+    defined = {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
+    assigned = {
+        n.attr
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)
+        if isinstance(n.value, ast.Name) and n.value.id == "self"
+    }
+    ours = (defined | assigned) - theirs  # writing one of theirs does not make it ours
+    found: list[str] = []
+
+    def visit(node: ast.AST, function: str | None) -> None:
+        where = f"line {getattr(node, 'lineno', '?')}"
+        if isinstance(node, ast.FunctionDef):
+            if node.name in theirs - HOOKS:
+                found.append(f"{where}: overrides transformers' {node.name}")
+            function = node.name
+        elif isinstance(node, ast.Attribute) and is_private(node.attr):
+            value = node.value
+            base = isinstance(value, ast.Call) and ast.unparse(value.func) == "super"
+            if node.attr in theirs and not (node.attr in HOOKS and base and node.attr == function):
+                found.append(f"{where}: {ast.unparse(node)} is transformers'")
+            elif node.attr not in theirs and node.attr not in ours:
+                found.append(f"{where}: {ast.unparse(node)} is not ours")
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            named = re.fullmatch(r"_\w+", node.value) and is_private(node.value)
+            if named and node.value not in ours:
+                found.append(f"{where}: the name {node.value!r} is not ours")
+        elif isinstance(node, ast.keyword) and node.arg is not None and is_private(node.arg):
+            found.append(f"{where}: the keyword {node.arg} is not ours")
+        elif isinstance(node, ast.ExceptHandler):
+            caught = node.type
+            if caught is None or ast.unparse(caught) in ("Exception", "BaseException"):
+                found.append(f"{where}: catches everything")
+        for child in ast.iter_child_nodes(node):
+            visit(child, function)
+
+    visit(tree, None)
+    return found
+
+
+def test_the_tokenizer_reaches_transformers_only_through_its_public_surface(
+    hf: ModuleType,
+) -> None:
+    """hf.py overrides transformers' hooks and calls its public methods; it neither reads nor
+    writes transformers' private state (``BatchEncoding._encodings``, the added-token dicts,
+    ``Trie._tokens``), passes no private keyword through it, and catches named errors."""
+    import brahmic_pua.integrations.hf as module
+
+    source = Path(str(module.__file__)).read_text(encoding="utf-8")
+    assert private_uses(source, transformers_private_names()) == []
+
+
+def test_the_private_use_check_finds_each_kind(hf: ModuleType) -> None:
+    """The check above can fail: each kind of reach it looks for, in a few lines, is found,
+    and what a tokenizer may do (hooks, its own attributes) is not."""
+    theirs = transformers_private_names()
+    assert {"_encodings", "_added_tokens_encoder", "_eventual_warn_about_too_long_sequence"} <= (
+        theirs
+    )
+    reaches = {
+        "out._encodings = rows": "is transformers'",
+        "n = self._added_tokens_encoder": "is transformers'",
+        "self._eventual_warn_about_too_long_sequence(ids, None, True)": "is transformers'",
+        "self._auto_map = {}": "is transformers'",
+        "kwargs.setdefault('_row_maps', [])": "'_row_maps' is not ours",
+        "getattr(self.tokens_trie, '_tokens', ())": "'_tokens' is not ours",
+        "f(_rows=[])": "keyword _rows is not ours",
+        "self.sp._model": "is not ours",
+        "try:\n    f()\nexcept Exception:\n    pass": "catches everything",
+        "class T:\n    def _add_tokens(self): ...": "overrides transformers' _add_tokens",
+        "class T:\n    def _tokenize(self):\n        return super()._pad()": "is transformers'",
+    }
+    for code, why in reaches.items():
+        found = private_uses(code, theirs)
+        assert len(found) == 1 and why in found[0], (code, found)
+    allowed = """class T:
+    def _pad(self, inputs):
+        self._mine = 1
+        return super()._pad(inputs) + self._mine + self.__dict__.get("_mine")
+
+    def _helper(self):
+        try:
+            return self._pad([])
+        except ValueError:
+            return None
+"""
+    assert private_uses(allowed, theirs) == ["line 8: self._pad is transformers'"]
 
 
 # -- the optional import ----------------------------------------------------------------------

@@ -186,6 +186,35 @@ def test_word_ids_of_given_words_and_of_a_text(
     assert encoded.sequence_ids() == [0] * len(tokens)
 
 
+@pytest.mark.parametrize("side", ["right", "left"])
+def test_a_batch_maps_each_row_as_that_row_alone(
+    hf: ModuleType, sample_models: dict[str, Path], side: str
+) -> None:
+    """A batch with offsets (a row at a time, through transformers) answers ``word_ids(i)``,
+    ``char_to_token(i, c)``... for each row as the row encoded alone does, shifted by its
+    padding: the rows' maps travel in ``BatchEncoding(encoding=..., n_sequences=...)``."""
+    tok = tokenizer(hf, sample_models["unigram"], pad_token="</s>", padding_side=side)
+    texts = [(LINES[4],), ("ఒక <new1> రెండు",), (LINES[5][:7],)]
+    pairs = [(LINES[6], LINES[7][:9]), ("x", "<extra> y")]
+    for rows in (texts, pairs):
+        batch = tok(*map(list, zip(*rows, strict=True)), padding=True, return_offsets_mapping=True)
+        assert batch.is_fast and batch.n_sequences == len(rows[0])
+        for i, row in enumerate(rows):
+            alone = tok(*row, return_offsets_mapping=True)
+            missing = len(batch["input_ids"][i]) - len(alone["input_ids"])
+            shift = missing if side == "left" else 0
+
+            def padded(values: list[Any], pad: Any, missing: int = missing) -> list[Any]:
+                return [pad] * missing + values if side == "left" else values + [pad] * missing
+
+            assert batch.tokens(i) == padded(alone.tokens(), "</s>")
+            assert batch.word_ids(i) == padded(alone.word_ids(), None)
+            assert batch.sequence_ids(i) == padded(alone.sequence_ids(), None)
+            for char in range(len(row[0])):
+                token = alone.char_to_token(char)
+                assert batch.char_to_token(i, char) == (None if token is None else token + shift)
+
+
 def test_without_offsets_the_output_is_a_slow_tokenizers(
     hf: ModuleType, sample_models: dict[str, Path]
 ) -> None:

@@ -31,7 +31,7 @@ from hypothesis import strategies as st
 from strategies import texts
 
 import brahmic_pua
-from brahmic_pua.integrations.hf_text import cut
+from brahmic_pua.integrations.hf_text import cut, trie_tokens
 from brahmic_pua.model.model_proto import model_pb2
 from brahmic_pua.segment import segment
 
@@ -434,6 +434,22 @@ def test_the_cut_is_the_leftmost_longest_allowed_match(
     found = cut(text, trie, lambda: special, "fixtoken")
     assert "".join(piece for piece, _ in found) == text
     assert token_spans(found) == leftmost_longest(text, plain, special)
+
+
+@given(
+    tokens=st.lists(st.text(LETTERS, min_size=1, max_size=4), max_size=6), more=st.integers(0, 5)
+)
+def test_trie_tokens_are_the_tokens_added_to_the_trie(
+    hf: ModuleType, tokens: list[str], more: int
+) -> None:
+    """hf_text.trie_tokens reads every token back off transformers' ``Trie.data``, prefixes
+    of each other and marks, joiners and spaces included; the oracle is what was added."""
+    from transformers.tokenization_python import Trie
+
+    trie = Trie(tokens[:more])
+    for token in tokens[more:]:
+        trie.add(token)
+    assert trie_tokens(trie) == set(tokens)
 
 
 @given(parts=CLUSTER_PARTS)
