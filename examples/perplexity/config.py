@@ -35,6 +35,9 @@ def option(default: Any, help: str, **how: Any) -> Any:
 
 @dataclass(frozen=True)
 class Config:
+    """The settings of one run. Config() is the paper's preset; load_preset gives another, and
+    options.settings the one a command line asks for."""
+
     # --- the preset's settings: the paper's (the likely nanoGPT prototype) unless overridden
     vocab_size: int = in_preset(8000, "vocabulary size of every tokenizer", type=int)
     layers: int = in_preset(6)  # transformer blocks
