@@ -26,7 +26,9 @@ EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "perplexity"
 sys.path.insert(0, str(EXAMPLE))
 
 from attribution import NotAttributable, attribute  # noqa: E402
+from config import Config  # noqa: E402
 from data import Arm  # noqa: E402
+from options import parse_args, settings  # noqa: E402
 from preset import PRESET_DIR, PresetError, load_preset, preset_names  # noqa: E402
 from stats import bootstrap_slope, linear_fit  # noqa: E402
 from trend import checkpoint_steps, fit  # noqa: E402
@@ -345,17 +347,113 @@ RECORDED: dict[str, dict[str, Any]] = {
 }
 
 
+def _same_values_and_types(loaded: dict[str, Any], values: dict[str, Any]) -> None:
+    assert loaded == values
+    assert {k: type(v) for k, v in loaded.items()} == {k: type(v) for k, v in values.items()}
+
+
 def test_every_preset_file_holds_the_recorded_values() -> None:
-    """Each presets/NAME.toml gives exactly the values (and types: an int stays an int, so
-    results.json is unchanged) that the preset had as a tuple in run.py; by name or by path."""
+    """Each presets/NAME.toml over Config's defaults gives exactly the values (and types: an int
+    stays an int, so results.json is unchanged) that the preset had as a tuple in run.py; by
+    name or by path; Config's defaults are the paper's."""
     assert preset_names() == sorted(RECORDED)
     for name, values in RECORDED.items():
         for given in (name, PRESET_DIR / f"{name}.toml"):
-            loaded = vars(load_preset(given))
-            assert loaded == values
-            assert {k: type(v) for k, v in loaded.items()} == {
-                k: type(v) for k, v in values.items()
-            }
+            loaded = load_preset(given)
+            _same_values_and_types(loaded.preset_settings(), values)
+            assert loaded.preset == str(given)  # recorded as given (results.json's "preset")
+    _same_values_and_types(Config().preset_settings(), RECORDED["paper"])
+
+
+def test_a_preset_sets_only_what_differs_from_the_papers(tmp_path: Path) -> None:
+    """A key a preset file leaves out keeps the paper's value (Config's default)."""
+    path = tmp_path / "short.toml"
+    path.write_text("steps = 7\nbudget_minutes = 2.5\n", encoding="utf-8")
+    loaded = load_preset(path).preset_settings()
+    _same_values_and_types(loaded, RECORDED["paper"] | {"steps": 7, "budget_minutes": 2.5})
+
+
+def test_the_command_line_overrides_the_preset() -> None:
+    """An option overrides its setting and leaves the others the preset's; --lr keeps the
+    preset's ratio of floor to peak, --steps turns the calibration off; the run's options
+    (not a preset's) take their documented defaults."""
+    smoke = settings(parse_args(["--preset", "smoke"], None))
+    assert smoke.preset_settings() == RECORDED["smoke"]
+    assert (smoke.regime, smoke.threads, smoke.save_every, smoke.ngram_orders) == (
+        "tokens",
+        1,
+        500,
+        (2, 3, 4, 5),
+    )
+    given = ["--preset", "cpu", "--lr", "0.004", "--warmup", "7", "--steps", "40"]
+    cfg = settings(parse_args([*given, "--checkpoints", "4", "8", "--heldout-lines", "9"], None))
+    changed = {"lr": 0.004, "min_lr": 0.0004, "warmup": 7, "steps": 40, "heldout_lines": 9}
+    expected = RECORDED["cpu"] | changed | {"calibrate": False}
+    assert cfg.preset_settings().keys() == expected.keys()
+    for key, value in expected.items():
+        assert cfg.preset_settings()[key] == pytest.approx(value), key
+    assert cfg.checkpoints == (4, 8) and cfg.preset == "cpu"
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        (["--lr", "0"], "--lr must be above 0, not 0.0"),
+        (["--lr", "nan"], "--lr must be above 0, not nan"),
+        (["--warmup", "-1"], "--warmup must be 0 or more, not -1"),
+        (["--only-seeds", "1"], "--only-seeds: each seed must be from 0 to 0 (--seeds is 1)"),
+    ],
+)
+def test_an_option_out_of_range_is_refused_in_one_line(option: list[str], message: str) -> None:
+    with pytest.raises(SystemExit) as refused:
+        settings(parse_args(["--preset", "smoke", *option], None))
+    assert refused.value.code == message
+
+
+#: Every option of run.py, as the command line had them before Config declared them.
+OPTIONS = [
+    "--preset",
+    "--arms",
+    "--regime",
+    "--heldout",
+    "--heldout-lines",
+    "--train",
+    "--train-lines",
+    "--train-extra",
+    "--stock-baseline",
+    "--vocab-size",
+    "--steps",
+    "--lr",
+    "--warmup",
+    "--sampling",
+    "--composed",
+    "--seeds",
+    "--sample-tokens",
+    "--bootstrap",
+    "--threads",
+    "--device",
+    "--batch",
+    "--checkpoints",
+    "--checkpoint-lines",
+    "--save-every",
+    "--stop-after-steps",
+    "--only-seeds",
+    "--so-far",
+    "--ngram",
+    "--ngram-only",
+    "--ngram-orders",
+    "--budget-minutes",
+    "--out",
+]
+
+
+def test_every_option_keeps_its_name(capsys: pytest.CaptureFixture[str]) -> None:
+    """run.py --help lists exactly the options it had, each once."""
+    with pytest.raises(SystemExit):
+        parse_args(["--help"], None)
+    out = capsys.readouterr().out.split("\n")
+    listed = [line.split()[0] for line in out if line.startswith("  --")]  # not a wrapped line
+    assert sorted(listed) == sorted(OPTIONS)
 
 
 def _smoke_with(tmp_path: Path, old: str, new: str) -> Path:
@@ -372,9 +470,8 @@ BROKEN = {  # what is changed in smoke.toml, and what the one-line error must sa
     "unknown key": ("steps =", "stepz = 12", "unknown key 'stepz'"),
     "wrong type": ("steps =", 'steps = "12"', "key 'steps' must be an integer, not '12'"),
     "bool for an int": ("layers =", "layers = true", "key 'layers' must be an integer"),
-    "missing key": ("seeds =", "", "missing key 'seeds'"),
     "none word": ("train_lines =", 'train_lines = "none"', 'an integer or "all"'),
-    "unknown arm": ("arms =", 'arms = ["plain-unigram", "x"]', "names unknown arms ['x']"),
+    "unknown arm": ("seeds =", 'arms = ["plain-unigram", "x"]', "names unknown arms ['x']"),
     "not TOML": ("steps =", "steps = =", "not a readable TOML file"),
 }
 
@@ -390,7 +487,7 @@ def test_a_file_that_is_not_a_preset_is_named_with_its_key(tmp_path: Path, case:
 
 
 @slow  # starts the experiment, torch with it
-@pytest.mark.parametrize("case", ["unknown key", "wrong type", "missing key"])
+@pytest.mark.parametrize("case", ["unknown key", "wrong type", "bool for an int"])
 def test_run_refuses_a_broken_preset_in_one_line(tmp_path: Path, case: str) -> None:
     """run.py stops before anything is made: one line on stderr naming the file and the key,
     argparse's exit status for a bad option (2), no traceback."""

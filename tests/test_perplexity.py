@@ -289,9 +289,9 @@ def test_each_heldout_file_keeps_its_own_lines_and_training_drops_them_all(
 def test_heldout_files_are_repeatable_and_each_given_once(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    args = parse_args(["--heldout", "a.txt", "b.txt", "--heldout", "c.txt"], None)
-    assert args.heldout == [Path("a.txt"), Path("b.txt"), Path("c.txt")]
-    assert parse_args([], None).heldout is None
+    cfg = settings(parse_args(["--heldout", "a.txt", "b.txt", "--heldout", "c.txt"], None))
+    assert cfg.heldout == (Path("a.txt"), Path("b.txt"), Path("c.txt"))
+    assert settings(parse_args([], None)).heldout == ()  # te.extra's tail
     with pytest.raises(SystemExit) as refused:
         settings(parse_args(["--heldout", "a.txt", "b.txt", "--heldout", "a.txt"], None))
     assert refused.value.code == 2

@@ -13,13 +13,16 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sentencepiece
 
 import brahmic_pua
 from brahmic_pua.io.lines import file_lines
 from brahmic_pua.trainer import train_model
+
+if TYPE_CHECKING:
+    import torch
 
 # The tests' rule (tests/conftest.py): the folder $BRAHMIC_PUA_CORPORA names, else
 # ../shared/corpora beside the checkout (a checkout elsewhere, e.g. a git worktree, names it).
@@ -60,6 +63,37 @@ class Arm:
             out.extend(row)
             out.append(eos)
         return out
+
+
+@dataclass
+class Streams:
+    """What every model trains on and is scored on, per arm (by name): its training stream, the
+    first held-out file's stream and each further file's (each led by an eos), its training
+    tokens per byte; and the held-out lines every checkpoint scores."""
+
+    train: dict[str, torch.Tensor]
+    heldout: dict[str, list[int]]
+    further: dict[str, list[list[int]]]
+    tokens_per_byte: dict[str, float]
+    checkpoint_lines: list[str]
+
+    @classmethod
+    def of(
+        cls, arms: list[Arm], train_text: list[str], texts: list[list[str]], checkpoint_lines: int
+    ) -> Streams:
+        """The streams of ``arms`` on the training text and the held-out ``texts`` (the first is
+        the main one), the checkpoints scoring its first ``checkpoint_lines`` lines."""
+        import torch  # here only: the tokenizers, their tables and the tests of them need none
+
+        train = {a.name: torch.tensor(a.stream(train_text), dtype=torch.long) for a in arms}
+        train_bytes = text_size(train_text)[0]
+        return cls(
+            train=train,
+            heldout={a.name: a.stream(texts[0], lead=True) for a in arms},
+            further={a.name: [a.stream(t, lead=True) for t in texts[1:]] for a in arms},
+            tokens_per_byte={name: len(s) / train_bytes for name, s in train.items()},
+            checkpoint_lines=texts[0][:checkpoint_lines],
+        )
 
 
 def read_lines(path: Path, limit: int | None = None, tail: bool = False) -> list[str]:

@@ -5,26 +5,24 @@ says so (and a run over ``--budget-minutes`` is refused) before it has spent the
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from dataclasses import replace
 
 import torch
-from gpt import GPT, TrainConfig, gpt_config, tokens_per_second
-from preset import Preset
+from config import Config
+from gpt import GPT, gpt_config, tokens_per_second, train_config
 from trend import checkpoint_steps
 
 
 def size_run(
-    cfg: Preset,
-    args: argparse.Namespace,
+    cfg: Config,
     streams: dict[str, torch.Tensor],
     started: float,
     heldout_tokens: int,
     checkpoint_tokens: int,
     taken: list[int],
-) -> Preset:
+) -> Config:
     """Calibrate tokens/s, fit the cpu preset's steps into its budget, print the finish time,
     and refuse a run whose estimate exceeds ``--budget-minutes``. ``taken`` holds the steps
     already taken by each model still to finish (0 for a model not begun)."""
@@ -32,9 +30,9 @@ def size_run(
         print("estimate: every model has finished already; nothing to train", file=sys.stderr)
         return replace(cfg, calibrate=False)
     gcfg = gpt_config(cfg, cfg.vocab_size)
-    probe = GPT(gcfg).to(args.device)
-    tcfg = TrainConfig(cfg.steps, cfg.batch, cfg.lr, cfg.min_lr, cfg.warmup)
-    rate = tokens_per_second(probe, next(iter(streams.values())), tcfg, args.device)
+    probe = GPT(gcfg).to(cfg.device)
+    tcfg = train_config(cfg, cfg.steps)
+    rate = tokens_per_second(probe, next(iter(streams.values())), tcfg, cfg.device)
     runs = len(taken)
     step_tokens = cfg.batch * cfg.context
     eval_seconds = 2 * heldout_tokens / rate  # each token is read about twice, forward only
@@ -42,7 +40,7 @@ def size_run(
     # cost of a training token)
     eval_seconds += cfg.sample_tokens * cfg.context / 2 / (3 * rate)
     # each checkpoint before the last reads its lines about twice, forward only
-    marks = len(checkpoint_steps(cfg.steps, cfg.checkpoint_from, args.checkpoints)) - 1
+    marks = len(checkpoint_steps(cfg.steps, cfg.checkpoint_from, cfg.checkpoints)) - 1
     eval_seconds += marks * 2 * checkpoint_tokens / (3 * rate)
     elapsed = time.perf_counter() - started
     if cfg.calibrate and cfg.budget_minutes is not None:
@@ -50,7 +48,7 @@ def size_run(
         fit = int(spare / runs * rate / step_tokens)
         if fit < 10:
             raise SystemExit(f"only {fit} steps fit in {cfg.budget_minutes} minutes; refusing")
-        cfg = replace(cfg, steps=min(cfg.steps, fit), warmup=min(cfg.warmup, fit // 10))
+        cfg = cfg.cut_to(fit)
     left = sum(max(cfg.steps - t, 0) for t in taken)
     estimate = elapsed + left * step_tokens / rate + runs * eval_seconds
     finish = time.strftime("%H:%M:%S", time.localtime(time.time() + estimate - elapsed))

@@ -17,8 +17,8 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-if TYPE_CHECKING:  # only a type here: the model does not depend on how presets are read
-    from preset import Preset
+if TYPE_CHECKING:  # only a type here: the model does not depend on how settings are read
+    from config import Config
 
 
 @dataclass(frozen=True)
@@ -31,8 +31,8 @@ class GPTConfig:
     dropout: float
 
 
-def gpt_config(cfg: Preset, vocab: int) -> GPTConfig:
-    """The shape of every arm's model under the preset ``cfg``, at the arm's vocabulary size."""
+def gpt_config(cfg: Config, vocab: int) -> GPTConfig:
+    """The shape of every arm's model under the settings ``cfg``, at the arm's vocabulary size."""
     return GPTConfig(vocab, cfg.layers, cfg.heads, cfg.width, cfg.context, cfg.dropout)
 
 
@@ -45,6 +45,11 @@ class TrainConfig:
     warmup: int
     weight_decay: float = 0.1
     grad_clip: float = 1.0
+
+
+def train_config(cfg: Config, steps: int) -> TrainConfig:
+    """The training of every arm's model of ``steps`` steps under the settings ``cfg``."""
+    return TrainConfig(steps, cfg.batch, cfg.lr, cfg.min_lr, cfg.warmed_up(steps))
 
 
 class Block(nn.Module):
@@ -84,6 +89,8 @@ class GPT(nn.Module):
     composed.py) a token's embedding is composed: its own row plus the mean of its parts'
     rows, in the input and in the tied output alike, so that pieces spelled with the same
     characters share those characters' parameters."""
+
+    composition: torch.Tensor  # a buffer (saved with the model), set only with ``parts``
 
     def __init__(self, cfg: GPTConfig, composition: torch.Tensor | None = None) -> None:
         super().__init__()
@@ -186,7 +193,7 @@ class Trainer:
         logits = self.model(window[:, :-1])
         loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), window[:, 1:].reshape(-1))
         self.optimizer.zero_grad(set_to_none=True)
-        loss.backward()
+        torch.autograd.backward(loss)  # loss.backward(), which torch leaves untyped
         nn.utils.clip_grad_norm_(self.model.parameters(), self.cfg.grad_clip)
         self.optimizer.step()
         self.losses.append(loss.item())

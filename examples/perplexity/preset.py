@@ -1,51 +1,27 @@
-"""The experiment's sizes and settings, one named file per preset (presets/NAME.toml).
+"""The experiment's presets, one named file each (presets/NAME.toml): overrides of Config.
 
-A preset file spells every setting by name beside a comment that says what it is, so a reader
-sees what a run did without counting positions in a tuple. This module reads one and refuses,
-in one line naming the file and the key, a file that is not a whole preset: an unknown key (a
-typo would otherwise be ignored), a missing one or a value of the wrong type, before anything
-is trained.
+Config's defaults (config.py) are the paper's settings; a preset file sets by name, beside a
+comment that says what it is, each setting in which it differs from them (presets/paper.toml
+sets none). This module reads one and refuses, in one line naming the file and the key, a file
+that is not a preset: an unknown key (a typo would otherwise be ignored) or a value of the wrong
+type, before anything is trained.
 """
 
 from __future__ import annotations
 
 import tomllib
 import types
-from dataclasses import dataclass, fields
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any, get_type_hints
 
+from config import PRESET_KEYS, Config
 from data import ARM_SPECS
 
 PRESET_DIR = Path(__file__).resolve().parent / "presets"
 
-# TOML has no null: the word a file writes for a setting that is None.
-NONE_WORDS = {"train_lines": "all", "budget_minutes": "none", "checkpoint_from": "none"}
-
-
-@dataclass(frozen=True)
-class Preset:
-    vocab_size: int
-    layers: int
-    heads: int
-    width: int
-    context: int
-    dropout: float
-    batch: int
-    lr: float
-    min_lr: float
-    warmup: int
-    steps: int  # for cpu: the most steps; calibration may choose fewer to fit the budget
-    seeds: int
-    train_lines: int | None  # None: the whole of te.train.txt
-    heldout_lines: int
-    budget_minutes: float | None
-    calibrate: bool
-    sample_tokens: int  # generated per model, for orphan marks in what the model writes
-    bootstrap: int  # resamples of held-out lines
-    arms: tuple[str, ...]  # the arms run when --arms is not given
-    checkpoint_from: int | None  # first log-spaced checkpoint (then ×2); None: last only
-    estimate: bool  # calibrate tokens/s and print the finish time before training
+# TOML has no null: the word a file writes for a setting that is None (config.py names it).
+NONE_WORDS = {f.name: f.metadata["none"] for f in fields(Config) if f.metadata.get("none")}
 
 
 class PresetError(ValueError):
@@ -69,23 +45,22 @@ def preset_path(preset: str | Path) -> Path:
     )
 
 
-def load_preset(preset: str | Path) -> Preset:
-    """The preset of that name or file, every key checked against the Preset's fields."""
+def load_preset(preset: str | Path) -> Config:
+    """Config with the preset of that name or file (recorded as given) over its defaults, every
+    key checked against Config's preset fields."""
     path = preset_path(preset)
     try:
         table = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         raise PresetError(f"{path}: not a readable TOML file: {error}") from None
-    keys = [f.name for f in fields(Preset)]
     for key in table:
-        if key not in keys:
-            raise PresetError(f"{path}: unknown key {key!r} (a preset's keys: {', '.join(keys)})")
-    for key in keys:
-        if key not in table:
-            raise PresetError(f"{path}: missing key {key!r}")
-    hints = get_type_hints(Preset)
-    values: dict[str, Any] = {key: _value(path, key, table[key], hints[key]) for key in keys}
-    return Preset(**values)  # each value checked against its field's type
+        if key not in PRESET_KEYS:
+            raise PresetError(
+                f"{path}: unknown key {key!r} (a preset's keys: {', '.join(PRESET_KEYS)})"
+            )
+    hints = get_type_hints(Config)
+    values: dict[str, Any] = {key: _value(path, key, table[key], hints[key]) for key in table}
+    return replace(Config(), preset=str(preset), **values)  # each value checked for its type
 
 
 def _value(path: Path, key: str, value: object, hint: object) -> object:

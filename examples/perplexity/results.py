@@ -8,21 +8,20 @@ reader can check a table against the numbers and rerun the command.
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import os
 import platform
 import sys
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import sentencepiece
+from config import Config
 from data import ARM_SPECS, Arm, line_bytes, per_line, text_size
 from measures import language_metrics, malformed, pooled_malformed
 from plot import bar_chart, line_chart, trend_chart
-from preset import Preset
 from stats import bootstrap_ratio, mean_ci, paired_difference
 from trend import checkpoint_bits_per_byte
 
@@ -214,6 +213,40 @@ def heldout_file(
     return entry
 
 
+def heldout_files(
+    cfg: Config,
+    texts: list[list[str]],
+    arms: list[Arm],
+    tokenizers_on: list[tuple[dict[str, dict[str, float]], bool]],
+    ngrams_on: list[dict[str, Any]] | None,
+    records: dict[str, list[dict[str, Any]]] | None = None,
+) -> list[dict[str, Any]]:
+    """Every --heldout file scored on its own (results.json's "heldout_files", when there are
+    several; the first included, whose numbers equal the main tables'): heldout_file of each,
+    with the tokenizers' numbers (``tokenizers_on``) and the n-gram table (``ngrams_on``) on
+    it, and, given ``records`` (each arm's finished models; None under --ngram-only), the
+    models' scores on it."""
+    return [
+        heldout_file(
+            str(cfg.heldout[k]),
+            text,
+            arms,
+            tokenizers_on[k][0],
+            cfg.bootstrap,
+            None
+            if records is None
+            else {a.name: [file_nll(r, k) for r in records[a.name]] for a in arms},
+            None if ngrams_on is None else ngrams_on[k],
+        )
+        for k, text in enumerate(texts)
+    ]
+
+
+def file_nll(record: dict[str, Any], k: int) -> list[float]:
+    """A finished model's NLL per token of held-out file ``k`` (0: the first, its "nll")."""
+    return list(record["nll"]) if k == 0 else list(record["nll_further"][k - 1])
+
+
 def _summary(values: list[float]) -> dict[str, Any]:
     return _summary_of(mean_ci(values)) | {"values": values}
 
@@ -223,8 +256,7 @@ def _summary_of(ci: tuple[float, float | None, float | None]) -> dict[str, Any]:
 
 
 def data_settings(
-    args: argparse.Namespace,
-    cfg: Preset,
+    cfg: Config,
     names: list[str],
     train_sources: dict[str, Any],
     train_text: list[str],
@@ -235,18 +267,18 @@ def data_settings(
     preset, the texts trained on and scored, the arms."""
     n_bytes, n_chars = text_size(heldout)
     return {
-        "preset": args.preset,
+        "preset": cfg.preset,
         "vocab_size": cfg.vocab_size,
         "train": {
             "sources": train_sources,
-            "extra": args.train_extra,
+            "extra": list(cfg.train_extra),
             "lines": len(train_text),
             "bytes": text_size(train_text)[0],
         },
         "heldout": {
             # with several files: the first, whose lines these are (run.py's heldout_file for each)
-            "source": str(args.heldout[0]) if args.heldout else "te.extra.txt (tail, news)",
-            **({"files": [str(p) for p in args.heldout]} if len(args.heldout or []) > 1 else {}),
+            "source": str(cfg.heldout[0]) if cfg.heldout else "te.extra.txt (tail, news)",
+            **({"files": [str(p) for p in cfg.heldout]} if len(cfg.heldout) > 1 else {}),
             "lines": len(heldout),
             "bytes": n_bytes,
             "characters": n_chars,
@@ -255,15 +287,14 @@ def data_settings(
         },
         "arms": names,
         "arm_notes": {n: ARM_SPECS[n].note for n in names},
-        "stock_baseline": args.stock_baseline,
+        "stock_baseline": cfg.stock_baseline,
         "o200k": o200k,
     }
 
 
 def run_settings(
     data: dict[str, Any],
-    args: argparse.Namespace,
-    cfg: Preset,
+    cfg: Config,
     names: list[str],
     checkpoint_bytes: list[int],
     out: Path,
@@ -271,19 +302,15 @@ def run_settings(
     """The settings of a run that trained models: ``data`` (data_settings), every value of
     the preset as used (calibrated steps included), the model in words, where it ran."""
     return data | {
-        "regime": args.regime,
-        **asdict(cfg),
+        "regime": cfg.regime,
+        **cfg.preset_settings(),
         "arms": names,
         "seeds": list(range(cfg.seeds)),
-        "model": f"{cfg.layers} layers, {cfg.heads} heads, width {cfg.width}, context "
-        f"{cfg.context}, dropout {cfg.dropout}, batch {cfg.batch}, AdamW lr {cfg.lr} "
-        f"cosine to {cfg.min_lr}, warmup {cfg.warmup}"
-        + (f"; composed embeddings ({args.composed})" if args.composed else "")
-        + (f"; each training pass sampled (alpha {args.sampling})" if args.sampling else ""),
-        "sampling": args.sampling,
-        "composed": args.composed,
-        "threads": args.threads,
-        "device": args.device,
+        "model": cfg.model_words(),
+        "sampling": cfg.sampling,
+        "composed": cfg.composed,
+        "threads": cfg.threads,
+        "device": cfg.device,
         "checkpoint_lines": len(checkpoint_bytes),
         "checkpoint_bytes": sum(checkpoint_bytes),
         "out": str(out),

@@ -12,18 +12,17 @@ finished one back, which on the same machine gives the result of a run never sto
 
 from __future__ import annotations
 
-import argparse
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import torch
+from config import Config
 from data import Arm
 from gpt import GPT, Trainer
-from preset import Preset
 
 from brahmic_pua.io.lock import Held, exclusive
 
@@ -38,13 +37,13 @@ def write_json(path: Path, value: Any) -> None:
 
 
 def tokenizer_request(
-    cfg: Preset, args: argparse.Namespace, train_sources: dict[str, Any], train_bytes: int
+    cfg: Config, train_sources: dict[str, Any], train_bytes: int
 ) -> dict[str, Any]:
     """What the saved tokenizers depend on: a folder's tokenizers are reused only for these."""
     return {
         "vocab_size": cfg.vocab_size,
         "train_lines": cfg.train_lines,
-        "train_extra": sorted(args.train_extra),
+        "train_extra": sorted(cfg.train_extra),
         "train_sources": train_sources,
         "train_bytes": train_bytes,
     }
@@ -56,8 +55,7 @@ LEVERS = ("sampling", "composed")
 
 
 def run_request(
-    cfg: Preset,
-    args: argparse.Namespace,
+    cfg: Config,
     tokenizers: dict[str, Any],
     checkpoint_lines: int,
     names: list[str],
@@ -66,20 +64,22 @@ def run_request(
     invocations (a --seeds 1 run extends to --seeds 3); the arms too, except under --regime
     bytes, where every arm's steps depend on the others' tokens per byte."""
     return {
-        "preset": args.preset,
-        "regime": args.regime,
+        "preset": cfg.preset,
+        "regime": cfg.regime,
         **{
             k: v
-            for k, v in asdict(cfg).items()
+            for k, v in cfg.preset_settings().items()
             if k not in ("seeds", "bootstrap", "budget_minutes", "arms")
         },
         "tokenizers": tokenizers,
-        "heldout": [str(p) for p in args.heldout or []],
-        "heldout_lines": cfg.heldout_lines,
-        "checkpoints": args.checkpoints,
+        "heldout": [str(p) for p in cfg.heldout],
+        # a list, as run.json reads it back (a tuple would never equal it)
+        "checkpoints": None if cfg.checkpoints is None else list(cfg.checkpoints),
         "checkpoint_lines": checkpoint_lines,
-        "arms": sorted(names) if args.regime == "bytes" else None,
-        **{lever: getattr(args, lever) for lever in LEVERS if getattr(args, lever) is not None},
+        "arms": sorted(names) if cfg.regime == "bytes" else None,
+        **{lever: getattr(cfg, lever) for lever in LEVERS if getattr(cfg, lever) is not None},
+        # each of several --heldout files scored on its own (not concatenated, as before)
+        **({"heldout_each": True} if len(cfg.heldout) > 1 else {}),
     }
 
 
@@ -101,16 +101,12 @@ def check_request(path: Path, request: dict[str, Any]) -> dict[str, Any] | None:
     return stored
 
 
-def stored_settings(stored: dict[str, Any], cfg: Preset) -> Preset:
+def stored_settings(stored: dict[str, Any], cfg: Config) -> Config:
     """The settings an earlier run in this folder chose (a calibrated step count included),
-    with this invocation's seeds, resamples and budget, which may change."""
-    return replace(
-        Preset(**{**stored["settings"], "arms": tuple(stored["settings"]["arms"])}),
-        seeds=cfg.seeds,
-        bootstrap=cfg.bootstrap,
-        budget_minutes=cfg.budget_minutes,
-        calibrate=False,
-    )
+    with this invocation's arms, seeds, resamples and budget, which may change."""
+    kept = ("arms", "seeds", "bootstrap", "budget_minutes")
+    chosen = {k: v for k, v in stored["settings"].items() if k not in kept}
+    return replace(cfg, **{**chosen, "calibrate": False})
 
 
 @dataclass

@@ -24,10 +24,12 @@ run keeps its tokenizers and its per-model training state in --out, so an interr
 Writes results.json, results.md, bits_per_byte.png, training_curves.png (and gap_trend.png).
 
 This file is the experiment, top to bottom: main() goes settings → data → tokenizers → one model
-per arm and seed (run_seed) → statistics → results. Beside it, each with one job: presets/*.toml
-(every setting by name) and preset.py (reads them), options.py (the options), resume.py (what a
-resumed run keeps), estimate.py (its finish time), measures.py, results.py (results.json and .md,
-plots), so_far.py, ngram.py, attribution.py, trend.py, stats.py, gpt.py, data.py, report.py.
+per arm and seed (run_seed) → statistics → results. Beside it, each with one job: config.py
+(every setting, its default and its option), presets/*.toml (overrides of it) and preset.py
+(reads them), options.py (the command line), driver.py (when and whether models train: resume,
+--so-far, --only-seeds, the budget), resume.py (what a resumed run keeps), estimate.py (its
+finish time), measures.py, results.py (results.json and .md, plots), so_far.py, ngram.py,
+attribution.py, trend.py, stats.py, gpt.py, data.py, report.py.
 """
 
 from __future__ import annotations
@@ -36,229 +38,149 @@ import math
 import sys
 import tempfile
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+import driver
 import resume
 import torch
 from attribution import attribute_pairs
 from composed import composition
-from data import (
-    ARM_SPECS,
-    Arm,
-    heldout_texts,
-    line_bytes,
-    per_line,
-    text_size,
-    train_arm,
-    training_text,
-)
-from estimate import size_run
-from gpt import GPT, TrainConfig, Trainer, gpt_config, parameter_count, sample, score
+from config import Config
+from data import Arm, Streams, heldout_texts, line_bytes, per_line, text_size, training_text
+from gpt import GPT, Trainer, gpt_config, parameter_count, sample, score, train_config
 from measures import sample_metrics, tokenizer_table
 from ngram import ngram_table
 from options import arm_names, parse_args, settings
-from preset import Preset
 from regularize import SampledPasses
 from report import UNDERTRAINED, markdown, ngram_markdown
 from results import (
     arm_entry,
     data_settings,
     difference,
-    heldout_file,
+    heldout_files,
     plot_results,
     provenance,
     run_settings,
     score_arm,
     write_results,
 )
-from so_far import report_so_far
 from trend import checkpoint_steps, gap_trend
 
 
 def main(argv: list[str] | None = None) -> None:
     """The experiment with the options in ``argv`` (None: the command line's)."""
     started = time.perf_counter()
-    # --- settings: the preset (presets/NAME.toml) with the command line's overrides
-    args = parse_args(argv, __doc__)
+    # --- settings: Config's defaults (the paper's), the preset's, then the command line's
+    cfg = settings(parse_args(argv, __doc__))
     command = [sys.argv[0], *(sys.argv[1:] if argv is None else argv)]  # as typed
-    cfg = settings(args)
-    torch.set_num_threads(args.threads)
-    if str(args.device).startswith("cuda"):
+    torch.set_num_threads(cfg.threads)
+    if cfg.device.startswith("cuda"):
         torch.backends.cuda.matmul.allow_tf32 = True
         torch.backends.cudnn.allow_tf32 = True
-    names = arm_names(args, cfg)
+    names = arm_names(cfg)
 
     # --- data: held-out lines no tokenizer or model trains on, and the training text
-    texts = heldout_texts(args.heldout, cfg.heldout_lines)  # one per --heldout file
+    texts = heldout_texts(list(cfg.heldout), cfg.heldout_lines)  # one per --heldout file
     heldout = texts[0]  # the text of the main tables, the checkpoints and the attribution
-    news_tail = 0 if args.heldout else cfg.heldout_lines
+    news_tail = 0 if cfg.heldout else cfg.heldout_lines
     every_heldout_line = [line for text in texts for line in text]
     train_text, train_sources = training_text(
-        cfg.train_lines, args.train_extra, every_heldout_line, news_tail, args.train
+        cfg.train_lines, cfg.train_extra, every_heldout_line, news_tail, cfg.train
     )
-    n_bytes, n_chars = text_size(heldout)
-    heldout_line_bytes = line_bytes(heldout)
     train_bytes = text_size(train_text)[0]
     # made once the texts are read: a held-out file or corpus that is not there leaves no folder
-    out = args.out or Path(tempfile.mkdtemp(prefix="perplexity_"))
+    out = cfg.out or Path(tempfile.mkdtemp(prefix="perplexity_"))
     out.mkdir(parents=True, exist_ok=True)
 
-    # --- tokenizers: one per arm, all at one vocabulary size on the same text
-    tokenizers_seen = resume.tokenizer_request(cfg, args, train_sources, train_bytes)
-    resume.check_request(out / "tokenizers" / "request.json", tokenizers_seen)
-    arms = [train_arm(ARM_SPECS[n], train_text, cfg.vocab_size, out / "tokenizers") for n in names]
-    (out / "tokenizers").mkdir(parents=True, exist_ok=True)
-    resume.write_json(out / "tokenizers" / "request.json", {"request": tokenizers_seen})
+    # --- tokenizers: one per arm, all at one vocabulary size on the same text (kept in --out)
+    tokenizers_seen = resume.tokenizer_request(cfg, train_sources, train_bytes)
+    arms = driver.tokenizers(cfg, names, train_text, out / "tokenizers", tokenizers_seen)
     tokenizers_on = [  # their own numbers on each held-out text
         tokenizer_table(arms, text, train_text, cfg.vocab_size, out / "tokenizers")
         for text in texts
     ]
     tokenizers, o200k = tokenizers_on[0]
-    recorded = data_settings(args, cfg, names, train_sources, train_text, heldout, o200k)
+    recorded = data_settings(cfg, names, train_sources, train_text, heldout, o200k)
     ngrams_on: list[dict[str, Any]] | None = None
-    if args.ngram or args.ngram_only:  # Kneser–Ney models: a converged comparator
-        ngrams_on = ngram_table(arms, train_text, texts, args.ngram_orders, cfg.bootstrap)
+    if cfg.ngram or cfg.ngram_only:  # Kneser–Ney models: a converged comparator
+        ngrams_on = ngram_table(arms, train_text, texts, list(cfg.ngram_orders), cfg.bootstrap)
     ngrams = None if ngrams_on is None else ngrams_on[0]
-    sources = [str(path) for path in args.heldout or []]
-    if args.ngram_only:
-        results: dict[str, Any] = {"command": command, "settings": recorded}
-        results |= {"tokenizers": tokenizers, "ngram": ngrams}
+    results: dict[str, Any] = {"command": command}
+    if cfg.ngram_only:  # no GPT: the tokenizers' and the n-grams' tables are the report
+        results |= {"settings": recorded, "tokenizers": tokenizers, "ngram": ngrams}
         if len(texts) > 1:
-            results["heldout_files"] = [
-                heldout_file(
-                    sources[k],
-                    text,
-                    arms,
-                    tokenizers_on[k][0],
-                    cfg.bootstrap,
-                    ngram=None if ngrams_on is None else ngrams_on[k],
-                )
-                for k, text in enumerate(texts)
-            ]
-        results |= provenance()
-        results["wall_seconds"] = time.perf_counter() - started
+            results["heldout_files"] = heldout_files(cfg, texts, arms, tokenizers_on, ngrams_on)
+        results |= {**provenance(), "wall_seconds": time.perf_counter() - started}
         write_results(out, results, ngram_markdown(results))
         return
 
-    # --- what every model trains on and is scored on; an earlier run in --out resumes
-    streams = {a.name: torch.tensor(a.stream(train_text), dtype=torch.long) for a in arms}
-    heldout_streams = {a.name: a.stream(heldout, lead=True) for a in arms}
-    further = {a.name: [a.stream(t, lead=True) for t in texts[1:]] for a in arms}  # other files
-    tokens_per_byte = {name: len(s) / train_bytes for name, s in streams.items()}
-    checkpoint_lines = heldout[: args.checkpoint_lines]
-    request = resume.run_request(cfg, args, tokenizers_seen, len(checkpoint_lines), names)
-    if len(texts) > 1:  # each file scored on its own (not concatenated, as before)
-        request["heldout_each"] = True
-    state_dir = out / "state"
-    stored = resume.check_request(state_dir / "run.json", request)
-    if stored is not None:  # the sizes the earlier run chose (calibration included)
-        cfg = resume.stored_settings(stored, cfg)
-        print(f"resuming the run in {out} ({cfg.steps} steps per model)", file=sys.stderr)
-    if args.so_far:
-        if stored is None:
-            raise SystemExit(
-                f"--so-far: {out} holds no run begun with these options; give "
-                "the --out and options of a run in progress"
-            )
-        steps = arm_steps(cfg, args.regime, tokens_per_byte)
-        report_so_far(
-            out, arms, cfg, steps, line_bytes(checkpoint_lines), len(checkpoint_lines), command
-        )
-        return
-    chosen = sorted(set(args.only_seeds)) if args.only_seeds is not None else list(range(cfg.seeds))
-    if cfg.calibrate or cfg.budget_minutes is not None or cfg.estimate:
-        longest = max(len(s) + sum(map(len, further[n])) for n, s in heldout_streams.items())
-        ckpt_tokens = max(len(a.stream(checkpoint_lines)) for a in arms)
-        taken = resume.steps_taken(state_dir, arms, chosen)
-        cfg = size_run(cfg, args, streams, started, longest, ckpt_tokens, taken)
-    state_dir.mkdir(parents=True, exist_ok=True)
-    resume.write_json(state_dir / "run.json", {"request": request, "settings": asdict(cfg)})
-    steps = arm_steps(cfg, args.regime, tokens_per_byte)
-
-    # --- one model per arm and seed, seed-major: a stopped run has whole pairs first
-    budget = resume.Budget(args.stop_after_steps)
+    # --- train: one model per arm and seed (run_seed); driver.py resumes the run in --out,
+    # sizes it, and ends it without a report under --so-far, --only-seeds or the budget
+    data = Streams.of(arms, train_text, texts, cfg.checkpoint_lines)
+    request = resume.run_request(cfg, tokenizers_seen, len(data.checkpoint_lines), names)
     # issue 30's levers, given to every arm alike: composed embeddings, sampled segmentations
-    compositions = {a.name: composition(a, args.composed) for a in arms} if args.composed else {}
-    pass_steps = {n: len(s) // (cfg.batch * cfg.context) for n, s in streams.items()}
-    records: dict[str, list[dict[str, Any]]] = {arm.name: [] for arm in arms}
-    skipped: list[str] = []  # with --only-seeds: models another process holds
-    for seed in chosen:
-        for arm in arms:
-            rows = arm.encode(checkpoint_lines)
-            scoring = Scoring(
-                heldout_streams[arm.name],
-                arm.stream(checkpoint_lines, lead=True),
-                rows,
-                checkpoint_steps(steps[arm.name], cfg.checkpoint_from, args.checkpoints),
-                further[arm.name],
-            )
-            print(f"{arm.name} seed {seed}: {steps[arm.name]} steps", file=sys.stderr)
-            folder = state_dir / arm.name / f"seed{seed}"
-            passes = None
-            if args.sampling is not None:
-                passes = SampledPasses(
-                    arm, train_text, args.sampling, seed, pass_steps[arm.name], folder
-                )
-            try:
-                with resume.model_lock(folder):
-                    record = run_seed(
-                        arm,
-                        seed,
-                        cfg,
-                        steps[arm.name],
-                        streams[arm.name],
-                        scoring,
-                        1 / tokens_per_byte[arm.name],
-                        args.device,
-                        folder,
-                        budget,
-                        args.save_every,
-                        compositions.get(arm.name),
-                        passes,
-                    )
-            except resume.Busy as busy:
-                if args.only_seeds is None:  # a report needs every model
-                    raise SystemExit(f"{busy}: wait for that run to end, then report") from None
-                print(f"  skipped: {busy}", file=sys.stderr)
-                skipped.append(f"{arm.name} seed {seed}")
-                continue
-            if record is None:
-                print(
-                    f"stopped after --stop-after-steps {args.stop_after_steps} steps, "
-                    f"state saved in {state_dir}; the same command resumes",
-                    file=sys.stderr,
-                )
-                return
-            records[arm.name].append(record)
-    if args.only_seeds is not None:
-        others = f" (except {', '.join(skipped)}, which other runs are training)" if skipped else ""
-        print(
-            f"seeds {', '.join(map(str, chosen))} finished{others}; the same command "
-            "without --only-seeds reports every finished seed",
-            file=sys.stderr,
-        )
+    compositions = {a.name: composition(a, cfg.composed) for a in arms} if cfg.composed else {}
+    train_one = partial(run_seed, data=data, train_text=train_text, compositions=compositions)
+    cfg, records = driver.train(cfg, out, arms, data, request, started, command, train_one)
+    if records is None:  # the run ended without a report (driver.py said why)
         return
 
     # --- statistics: each arm over seeds; each arm against the plain arm of its type
-    checkpoint_bytes = line_bytes(checkpoint_lines)
+    steps = cfg.arm_steps(data.tokens_per_byte)
+    results |= statistics(cfg, arms, records, steps, data, texts, train_text, tokenizers, ngrams)
+    if len(texts) > 1:  # every file on its own, the first included (checked: the same numbers)
+        files = heldout_files(cfg, texts, arms, tokenizers_on, ngrams_on, records)
+        results["heldout_files"] = files
+
+    # --- results: results.json (every number, the settings, the command), results.md, plots
+    checkpoint_bytes = line_bytes(data.checkpoint_lines)
+    results["settings"] = run_settings(recorded, cfg, names, checkpoint_bytes, out)
+    results |= {**provenance(), "undertrained": UNDERTRAINED}
+    results["plot_note"] = plot_results(results, out)
+    results["wall_seconds"] = time.perf_counter() - started
+    write_results(out, results, markdown(results))
+    for name, t in results["trend"].items():
+        if t["fit"]["points"] >= 3:
+            print(f"trend of {name} − {t['baseline']}: {t['fit']['verdict']}", file=sys.stderr)
+
+
+def statistics(
+    cfg: Config,
+    arms: list[Arm],
+    records: dict[str, list[dict[str, Any]]],
+    steps: dict[str, int],
+    data: Streams,
+    texts: list[list[str]],
+    train_text: list[str],
+    tokenizers: dict[str, dict[str, float]],
+    ngrams: dict[str, Any] | None,
+) -> dict[str, Any]:
+    """The finished models' numbers on the first held-out text (``texts[0]``): each arm's entry
+    over its seeds (``records``), each non-plain arm's difference from the plain arm of its type
+    and its trend over the checkpoints, where the bits go, the n-gram table (``ngrams``, when
+    fitted) and the check that bits per byte equal the identity's right-hand side."""
+    heldout = texts[0]
+    checkpoint_bytes = line_bytes(data.checkpoint_lines)
+    n_bytes, n_chars = text_size(heldout)
     scores = {a.name: score_arm(a, records[a.name], heldout, n_bytes, n_chars) for a in arms}
     entries = {
         a.name: arm_entry(
             scores[a.name],
             tokenizers[a.name],
-            tokens_per_byte[a.name],
+            data.tokens_per_byte[a.name],
             steps[a.name],
-            len(streams[a.name]),
+            len(data.train[a.name]),
             checkpoint_bytes,
         )
         for a in arms
     }
     pairs = [a for a in arms if a.kind != "plain"]
-    results = {"command": command, "arms": entries}
+    results: dict[str, Any] = {"arms": entries}
     results["differences"] = {
-        a.name: difference(a, scores, heldout_line_bytes, cfg.bootstrap)
+        a.name: difference(a, scores, line_bytes(heldout), cfg.bootstrap)
         | {"round_trip_rate": tokenizers[a.name]["round_trip_rate"]}
         for a in pairs
     }
@@ -268,7 +190,7 @@ def main(argv: list[str] | None = None) -> None:
             scores[f"plain-{a.model_type}"].trajectory,
             checkpoint_bytes,
             cfg.bootstrap,
-            min(cfg.warmup, steps[a.name]),
+            cfg.warmed_up(steps[a.name]),
             entries[a.name]["compute"]["parameters"],
         )
         | {"baseline": f"plain-{a.model_type}"}
@@ -283,42 +205,7 @@ def main(argv: list[str] | None = None) -> None:
         for arm_scores in scores.values()
         for s in arm_scores.scored
     )
-    if len(texts) > 1:  # every file on its own, the first included (checked: the same numbers)
-        results["heldout_files"] = [
-            heldout_file(
-                sources[k],
-                text,
-                arms,
-                tokenizers_on[k][0],
-                cfg.bootstrap,
-                {a.name: [file_nll(r, k) for r in records[a.name]] for a in arms},
-                None if ngrams_on is None else ngrams_on[k],
-            )
-            for k, text in enumerate(texts)
-        ]
-
-    # --- results: results.json (every number, the settings, the command), results.md, plots
-    results["settings"] = run_settings(recorded, args, cfg, names, checkpoint_bytes, out)
-    results |= {**provenance(), "undertrained": UNDERTRAINED}
-    results["plot_note"] = plot_results(results, out)
-    results["wall_seconds"] = time.perf_counter() - started
-    write_results(out, results, markdown(results))
-    for name, t in results["trend"].items():
-        if t["fit"]["points"] >= 3:
-            print(f"trend of {name} − {t['baseline']}: {t['fit']['verdict']}", file=sys.stderr)
-
-
-def file_nll(record: dict[str, Any], k: int) -> list[float]:
-    """A finished model's NLL per token of held-out file ``k`` (0: the first, its "nll")."""
-    return list(record["nll"]) if k == 0 else list(record["nll_further"][k - 1])
-
-
-def arm_steps(cfg: Preset, regime: str, tokens_per_byte: dict[str, float]) -> dict[str, int]:
-    """Steps per arm: equal, or proportional to tokens per byte so bytes seen are equal."""
-    if regime == "tokens":
-        return dict.fromkeys(tokens_per_byte, cfg.steps)
-    mean = math.fsum(tokens_per_byte.values()) / len(tokens_per_byte)
-    return {name: max(1, round(cfg.steps * tpb / mean)) for name, tpb in tokens_per_byte.items()}
+    return results
 
 
 @dataclass
@@ -334,36 +221,44 @@ class Scoring:
 
 
 def run_seed(
+    cfg: Config,
     arm: Arm,
     seed: int,
-    cfg: Preset,
     steps: int,
-    stream: torch.Tensor,
-    scoring: Scoring,
-    train_bpt: float,
-    device: str,
     folder: Path,
     budget: resume.Budget,
-    save_every: int,
-    composition: torch.Tensor | None = None,
-    passes: SampledPasses | None = None,
+    *,
+    data: Streams,
+    train_text: list[str],
+    compositions: dict[str, torch.Tensor],
 ) -> dict[str, Any] | None:
-    """Train, score and sample one model; the final model is scored. Its state is saved in
-    ``folder`` at every checkpoint, every ``save_every`` steps and when the budget stops it; a
-    later call resumes from the last save, and a finished model's record (done.json) is read
-    back (resume.py). Returns None when the budget stopped it. ``composition``: composed
-    embeddings (composed.py); ``passes``: each pass over the training text sampled anew
-    (regularize.py)."""
+    """Train, score and sample one model of ``steps`` steps; the final model is scored. Its
+    state is saved in ``folder`` at every checkpoint, every ``--save-every`` steps and when the
+    budget stops it; a later call resumes from the last save, and a finished model's record
+    (done.json) is read back (resume.py). Returns None when the budget stopped it.
+    ``compositions``: each arm's composed embeddings (composed.py; none without --composed);
+    with --sampling, each pass over ``train_text`` is sampled anew (regularize.py)."""
     saved = resume.ModelState(folder)
     finished = saved.finished()
     if finished is not None:
         print(f"  {arm.name} seed {seed}: finished earlier, read back", file=sys.stderr)
         return finished
+    stream, device = data.train[arm.name], cfg.device
+    scoring = Scoring(
+        data.heldout[arm.name],
+        arm.stream(data.checkpoint_lines, lead=True),
+        arm.encode(data.checkpoint_lines),
+        checkpoint_steps(steps, cfg.checkpoint_from, cfg.checkpoints),
+        data.further[arm.name],
+    )
+    passes = None
+    if cfg.sampling is not None:
+        pass_steps = len(stream) // (cfg.batch * cfg.context)
+        passes = SampledPasses(arm, train_text, cfg.sampling, seed, pass_steps, folder)
     folder.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(seed)
-    model = GPT(gpt_config(cfg, arm.vocab_size), composition).to(device)
-    tcfg = TrainConfig(steps, cfg.batch, cfg.lr, cfg.min_lr, min(cfg.warmup, steps))
-    trainer = Trainer(model, stream, tcfg, seed, device)
+    model = GPT(gpt_config(cfg, arm.vocab_size), compositions.get(arm.name)).to(device)
+    trainer = Trainer(model, stream, train_config(cfg, steps), seed, device)
     checkpoints: list[dict[str, Any]] = []
     seconds = 0.0
     restored = saved.restore(trainer)
@@ -394,7 +289,7 @@ def run_seed(
                 }
             )
             saved.save(trainer, checkpoints, seconds, steps)
-        elif step % save_every == 0 and step < steps:
+        elif step % cfg.save_every == 0 and step < steps:
             saved.save(trainer, checkpoints, seconds, steps)
     nll = score(model, scoring.heldout, device)
     lines = len(scoring.checkpoint_rows)
@@ -408,6 +303,7 @@ def run_seed(
     )
     generated = sample(model, int(arm.processor.eos_id()), cfg.sample_tokens, seed, device)
     tokens_seen = steps * step_tokens
+    train_bpt = 1 / data.tokens_per_byte[arm.name]
     # sampled passes are longer than the best segmentation's stream: bytes per token fewer
     if passes is not None:
         train_bpt *= len(stream) / passes.mean_tokens(steps)

@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import torch
+from config import Config
 from data import Arm
 from gpt import GPT, gpt_config, parameter_count
-from preset import Preset
 from report import trend_section
 from results import plot_trend, write_results
 from trend import gap_trend
@@ -84,7 +84,7 @@ def trend_so_far(
 def report_so_far(
     out: Path,
     arms: list[Arm],
-    cfg: Preset,
+    cfg: Config,
     steps: dict[str, int],
     checkpoint_bytes: list[int],
     checkpoint_lines: int,
@@ -104,7 +104,7 @@ def report_so_far(
             cfg.seeds,
             checkpoint_bytes,
             cfg.bootstrap,
-            min(cfg.warmup, steps[arm.name]),
+            cfg.warmed_up(steps[arm.name]),
             parameters,
         )
     results = {

@@ -12,6 +12,7 @@ trajectory, not a family of compute-optimal models.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 from stats import bootstrap_ratio, bootstrap_slope, excludes_zero, linear_fit, paired_difference
@@ -28,7 +29,7 @@ TREND_CAVEAT = (
 )
 
 
-def checkpoint_steps(steps: int, first: int | None, given: list[int] | None) -> list[int]:
+def checkpoint_steps(steps: int, first: int | None, given: Sequence[int] | None) -> list[int]:
     """Steps at which a run scores the checkpoint lines: ``given`` (up to ``steps``), or
     ``first``, 2·first, 4·first … below ``steps``; the last step always."""
     if given is not None:
