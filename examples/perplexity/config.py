@@ -16,7 +16,7 @@ from typing import Any
 
 from data import ARM_SPECS, ARMS, EXTRA, TRAIN
 
-from brahmic_pua.model.piece_parts import Unit
+from brahmic_pua.model.embedding_parts import Unit
 
 
 def in_preset(default: Any, help: str | None = None, *, none: str | None = None, **how: Any) -> Any:
