@@ -17,7 +17,7 @@ from functools import cache, lru_cache
 from itertools import pairwise
 from math import factorial
 
-from brahmic_pua.normalize import unicode_ranges
+import brahmic_pua.normalize.unicode_ranges as unicode_ranges
 
 MAX_RUN = 6  # marks in one run reordered exhaustively (6! = 720 orders); longer runs keep theirs
 MAX_SPELLINGS = 256  # per text: stacked marks multiply, the common spellings come first
