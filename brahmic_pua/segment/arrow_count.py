@@ -8,15 +8,17 @@ a loop per piece. Here the texts are split on U+0020 (``utf8`` ``split_pattern``
 counted (``value_counts``), and the distinct words cut before every sure start of the policy
 (a regular expression that inserts the sentinel, then ``split_pattern`` on it) with the pieces'
 counts summed per piece (``group_by``), all in C. Only the distinct pieces (syllables, some
-tens of thousands) reach Python, to be segmented by the same :func:`_add` as the pure count.
+tens of thousands) reach Python, to be segmented by the same
+:func:`~brahmic_pua.segment.counting.add_pieces` as the pure count.
 
 Why the counts are equal: every policy but grapheme (which this path leaves to the pure count)
 has a cluster boundary around each space, so a text's clusters and characters are its words'
 plus its spaces; and the pieces of a word segment as the word does in place. The pure count
 joins words with spaces before cutting (and counts those spaces out again); cutting each word
 on its own gives the same clusters and characters. Memory stays bounded as in the pure count:
-the words of about :data:`WINDOW_BYTES` of text are held at once, and past
-:data:`~brahmic_pua.segment.counting.MAX_WORDS` distinct words they are cut and let go.
+the words of about :data:`WINDOW_BYTES` of text are held at once, past
+:data:`~brahmic_pua.segment.counting.MAX_WORDS` distinct words they are cut and let go (and
+then not kept, as there), and :data:`CUT_ROWS` words are cut at a time.
 
 ``BRAHMIC_PUA_COUNT=python`` in the environment forces the pure count (the tests compare both).
 """
@@ -36,13 +38,14 @@ from brahmic_pua.segment.pieces import SENTINELS, sure_starts
 #: The environment variable that picks the count: ``python`` forces the pure count.
 COUNT_ENV = "BRAHMIC_PUA_COUNT"
 #: Text (in bytes) whose words are held before they are counted together: one ``value_counts``
-#: over many batches instead of one per batch of 2,048 lines.
-WINDOW_BYTES = 32 << 20
-#: Distinct words held before they are cut into pieces and let go. Arrow holds a word in its
-#: bytes and an offset, not a Python object: 2 million words are some 50 MB, about what the
-#: pure count's :data:`~brahmic_pua.segment.counting.MAX_WORDS` Python strings take, and each
-#: word is cut once instead of once per 262,144 distinct words seen.
-MAX_WORDS = 1 << 21
+#: over many batches instead of one per batch of 2,048 lines; a bound on the words held, and on
+#: the hash table that counts them.
+#: 4 MB: on the 50 MB mix, the count's peak memory 212 MB (the pure count's: 126 MB) at the
+#: speed of 8 MB (216 MB); a window of 32 MB took 285 MB.
+WINDOW_BYTES = 4 << 20
+#: Distinct words cut into pieces at once: the pieces of many words, before they are summed,
+#: take several times the words' memory.
+CUT_ROWS = 1 << 16
 
 
 def arrow_wanted() -> bool:
@@ -65,21 +68,8 @@ def count_batches_arrow(
     import pyarrow.compute as pc
 
     assert policy != "grapheme", "grapheme does not split words: the pure count counts it"
-    pattern = lookup_pattern(policy)
-    counts = CorpusCounts()
-    words: Any = None  # a table of distinct words and counts (Arrow), or None
-    window: list[Any] = []  # flattened words of texts not yet counted
-    held = spaces = done = 0
-    kept = keep_words
-    pieces: Any = None
-
-    def fold(words: Any) -> Any:
-        """``words`` with the window's words counted in, the window emptied."""
-        found = pc.value_counts(pa.chunked_array(window, pa.string()))
-        window.clear()
-        table = pa.table({"word": found.field(0), "n": found.field(1)})
-        return table if words is None else _summed(pa.concat_tables([words, table]), "word")
-
+    count = _Count(policy, keep_words)
+    spaces = done = 0
     for batch in batches:
         try:
             texts = pa.array(batch, pa.string())
@@ -87,72 +77,128 @@ def count_batches_arrow(
             check_batch(batch, done)
             raise
         done += len(batch)
-        flat = pc.list_flatten(pc.split_pattern(texts, " "))
-        spaces += len(flat) - len(batch)
-        window.append(flat)
-        held += flat.nbytes
-        if held >= WINDOW_BYTES:
-            words, held = fold(words), 0
-            kept = kept and words.num_rows <= counting.MAX_WORDS
-            if words.num_rows > MAX_WORDS:  # memory stays bounded; the sums are the same
-                pieces = _cut(words, pieces, policy, counts)
-                words, kept = None, False
-    if window:
-        words = fold(words)
-    if words is not None:
-        kept = kept and words.num_rows <= counting.MAX_WORDS
-        if kept:
-            counts.words = Counter(dict(zip(*_columns(words), strict=True)))
-        pieces = _cut(words, pieces, policy, counts)
-    elif kept:
-        counts.words = Counter()
-    if pieces is not None:
-        counting.add_pieces(counts, Counter(dict(zip(*_columns(pieces), strict=True))), 1, pattern)
+        words = pc.list_flatten(pc.split_pattern(texts, " "))
+        spaces += len(words) - len(batch)
+        count.add(words)
+    counts = count.finish()
     counts.characters[" "] += spaces
-    if pattern.fullmatch(" ") and spaces:
+    if lookup_pattern(policy).fullmatch(" ") and spaces:
         counts.clusters[" "] += spaces
     if not counts.characters[" "]:
         del counts.characters[" "]
     return counts
 
 
-def _columns(table: Any) -> tuple[list[str], list[int]]:
-    return table.column(0).to_pylist(), table.column(1).to_pylist()
+class _Count:
+    """One count's state, each part in bounded memory: the words not yet counted (a window),
+    the windows' counts not yet merged, and the counts of the pieces of the words cut so far."""
+
+    def __init__(self, policy: str, keep_words: bool) -> None:
+        self.policy = policy
+        self.kept = keep_words  # the words are kept while they fit the pure count's bound
+        self.window: list[Any] = []  # flattened words of texts not yet counted
+        self.held = 0  # their bytes
+        self.tables: list[Any] = []  # words and counts of windows not yet merged
+        self.rows = 0  # their rows
+        self.pieces: list[Any] = []  # pieces and counts of the words cut so far
+        self.counts = CorpusCounts()
+
+    def add(self, words: Any) -> None:
+        self.window.append(words)
+        self.held += words.nbytes
+        if self.held >= WINDOW_BYTES:
+            self._fold()
+
+    def _fold(self) -> None:
+        """The window's words counted (one ``value_counts``) and let go."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        if not self.window:
+            return
+        found = pc.value_counts(pa.chunked_array(self.window, pa.string()))
+        self.window, self.held = [], 0
+        self.tables.append(pa.table({"word": found.field(0), "n": found.field(1)}))
+        self.rows += len(found)
+        if self.rows > counting.MAX_WORDS:
+            self._merge()
+
+    def _merge(self) -> Any:
+        """The windows' counts as one table of distinct words; past the pure count's bound
+        (:data:`~brahmic_pua.segment.counting.MAX_WORDS`: a million held took 1.3 times the
+        memory on the 50 MB mix, at the same speed), cut into pieces and let go (None then)."""
+        import pyarrow as pa
+
+        words = self.tables[0] if len(self.tables) == 1 else _summed(pa.concat_tables(self.tables))
+        self.tables, self.rows = [words], words.num_rows
+        if words.num_rows <= counting.MAX_WORDS:
+            return words
+        self._cut(words)
+        self.tables, self.rows, self.kept = [], 0, False
+        return None
+
+    def _cut(self, words: Any) -> None:
+        """The pieces of ``words`` counted into :attr:`pieces`, :data:`CUT_ROWS` at a time."""
+        import pyarrow as pa
+
+        for start in range(0, words.num_rows, CUT_ROWS):
+            found = _pieces(words.slice(start, CUT_ROWS), self.policy, self.counts)
+            if found is not None:
+                self.pieces.append(found)
+            if len(self.pieces) > 16:
+                self.pieces = [_summed(pa.concat_tables(self.pieces))]
+
+    def finish(self) -> CorpusCounts:
+        """The counts (the words' spaces left to the caller), with the words where asked for
+        and within the pure count's bound."""
+        import pyarrow as pa
+
+        self._fold()
+        words = self._merge() if self.tables else None
+        counts = self.counts
+        if self.kept:
+            counts.words = Counter() if words is None else _counter(words)
+        if words is not None:
+            self._cut(words)
+        if self.pieces:
+            pieces = _counter(_summed(pa.concat_tables(self.pieces)))
+            counting.add_pieces(counts, pieces, 1, lookup_pattern(self.policy))
+        return counts
 
 
-def _summed(table: Any, key: str) -> Any:
-    """Rows of equal ``key`` as one, their counts added (in one thread: a fixed order)."""
-    return (
-        table.group_by(key, use_threads=False)
-        .aggregate([("n", "sum")])
-        .rename_columns([key, "n"])
-        .select([key, "n"])
-    )
+def _counter(table: Any) -> Counter[str]:
+    """A table of keys and counts as a Counter, in the table's order."""
+    keys: list[str] = table.column(0).to_pylist()
+    values: list[int] = table.column(1).to_pylist()
+    return Counter(dict(zip(keys, values, strict=True)))
 
 
-def _cut(words: Any, pieces: Any, policy: str, counts: CorpusCounts) -> Any:
-    """``pieces`` (a table of pieces and counts, or None) with the pieces of ``words`` added,
-    each word cut before every sure start of ``policy`` (as
-    :func:`~brahmic_pua.segment.pieces.split_pieces` cuts); where every sentinel occurs in the
-    words, each word is counted whole into ``counts`` instead."""
+def _summed(table: Any) -> Any:
+    """Rows of equal key (the first column) as one, their counts (``n``) added; in one thread,
+    so in a fixed order."""
+    key = table.column_names[0]
+    grouped = table.group_by(key, use_threads=False).aggregate([("n", "sum")])
+    return grouped.rename_columns([key, "n"]).select([key, "n"])
+
+
+def _pieces(words: Any, policy: str, counts: CorpusCounts) -> Any:
+    """A table of the pieces of ``words`` (a table of words and counts) with their counts,
+    each word cut before every sure start of ``policy`` as
+    :func:`~brahmic_pua.segment.pieces.split_pieces` cuts; None where every sentinel occurs in
+    the words, which are then counted whole into ``counts`` (slower, the same counts)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     texts = words.column("word")
-    sentinel = next(
-        (s for s in SENTINELS if not pc.any(pc.match_substring(texts, s)).as_py()), None
-    )
-    if sentinel is None:  # each word its own piece: slower, the same counts
-        whole = Counter(dict(zip(*_columns(words), strict=True)))
-        counting.add_pieces(counts, whole, 1, lookup_pattern(policy))
-        return pieces
-    marked = pc.replace_substring_regex(texts, pattern=_piece(policy), replacement=sentinel + r"\0")
+    free = (s for s in SENTINELS if not pc.any(pc.match_substring(texts, s)).as_py())
+    sentinel = next(free, None)
+    if sentinel is None:
+        counting.add_pieces(counts, _counter(words), 1, lookup_pattern(policy))
+        return None
+    marked = pc.replace_substring_regex(texts, pattern=_piece(policy), replacement=sentinel + "\\0")
     split = pc.split_pattern(marked, sentinel)
     weights = pc.take(words.column("n"), pc.list_parent_indices(split))
-    table = pa.table({"piece": pc.list_flatten(split), "n": weights})
-    if pieces is not None:
-        table = pa.concat_tables([pieces, table])
-    return _summed(table, "piece")
+    return _summed(pa.table({"piece": pc.list_flatten(split), "n": weights}))
 
 
 @cache

@@ -37,10 +37,16 @@ def count_clusters(
     (``input_sentence_size``) is counted here, as it is read. ``keep_words``: the words are
     kept in the counts where this process counts them all and they fit
     (:func:`~brahmic_pua.segment.counting.count_batches`)."""
+    if corpus.parquet and engine == "ray":
+        raise ValueError(
+            "engine=ray reads input= text files by byte ranges on its workers, and Parquet "
+            "input is read here: use engine=local, or write the column to a text file"
+        )
     if corpus.sampled:
         return count_batches(corpus.scan(), policy, keep_words)
     if engine == "local":
-        workers = local_workers(corpus.inputs, num_threads)
+        # Parquet is read in this process: its rows are not byte ranges of the file.
+        workers = 1 if corpus.parquet else local_workers(corpus.inputs, num_threads)
         if workers == 1:
             return count_batches(corpus.scan(), policy, keep_words)
         counts, corpus.stats = count_in_processes(

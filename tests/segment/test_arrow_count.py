@@ -84,7 +84,7 @@ def test_arrow_count_in_small_windows(monkeypatch: pytest.MonkeyPatch, policy: s
     lines = sample("te")[:300] + sample("hi")[:100] + ["", " ", "కా  కా "]
     monkeypatch.setattr(arrow_count, "WINDOW_BYTES", 200)
     _both(lines, policy, 7)
-    monkeypatch.setattr(arrow_count, "MAX_WORDS", 30)
+    monkeypatch.setattr(arrow_count, "CUT_ROWS", 7)
     monkeypatch.setattr(counting, "MAX_WORDS", 20)
     _both(lines, policy, 7, kept=False)
 
