@@ -27,12 +27,11 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from brahmic_pua.segment import counting
-from brahmic_pua.segment.counting import CorpusCounts, check_batch, lookup_pattern
 from brahmic_pua.segment.pieces import SENTINELS, sure_starts
 
 #: The environment variable that picks the count: ``python`` forces the pure count.
@@ -60,48 +59,62 @@ def arrow_wanted() -> bool:
     return True
 
 
-def count_batches_arrow(
-    batches: Iterable[list[str]], policy: str, keep_words: bool = False
-) -> CorpusCounts:
-    """:func:`~brahmic_pua.segment.counting.count_batches` (not for ``grapheme``) in Arrow."""
+@dataclass
+class WordPieces:
+    """What the Arrow count hands back to :func:`~brahmic_pua.segment.counting.count_batches`,
+    which segments it by the pure count's own code: the pieces of every word with their counts,
+    the words counted whole (where no sentinel was free), the words themselves where asked for
+    and within ``max_words``, and the spaces between words."""
+
+    pieces: Counter[str] = field(default_factory=Counter)
+    whole: Counter[str] = field(default_factory=Counter)
+    words: Counter[str] | None = None
+    spaces: int = 0
+
+
+def count_pieces(
+    batches: Iterable[list[str]],
+    policy: str,
+    keep_words: bool,
+    max_words: int,
+    check: Callable[[list[str], int], None],
+) -> WordPieces:
+    """The words of ``batches`` (split on U+0020) cut into pieces and counted, in Arrow; past
+    ``max_words`` distinct words, cut and let go (and not kept). A batch Arrow cannot take (a
+    lone surrogate) goes to ``check`` (with the number of texts before it) for its error."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     assert policy != "grapheme", "grapheme does not split words: the pure count counts it"
-    count = _Count(policy, keep_words)
-    spaces = done = 0
+    count = _Count(policy, keep_words, max_words)
+    done = 0
     for batch in batches:
         try:
             texts = pa.array(batch, pa.string())
-        except (UnicodeError, pa.ArrowException):  # a lone surrogate: the pure count's error
-            check_batch(batch, done)
+        except (UnicodeError, pa.ArrowException):
+            check(batch, done)
             raise
         done += len(batch)
         words = pc.list_flatten(pc.split_pattern(texts, " "))
-        spaces += len(words) - len(batch)
+        count.found.spaces += len(words) - len(batch)
         count.add(words)
-    counts = count.finish()
-    counts.characters[" "] += spaces
-    if lookup_pattern(policy).fullmatch(" ") and spaces:
-        counts.clusters[" "] += spaces
-    if not counts.characters[" "]:
-        del counts.characters[" "]
-    return counts
+    return count.finish()
 
 
 class _Count:
     """One count's state, each part in bounded memory: the words not yet counted (a window),
     the windows' counts not yet merged, and the counts of the pieces of the words cut so far."""
 
-    def __init__(self, policy: str, keep_words: bool) -> None:
+    def __init__(self, policy: str, keep_words: bool, max_words: int) -> None:
         self.policy = policy
-        self.kept = keep_words  # the words are kept while they fit the pure count's bound
+        self.kept = keep_words  # the words are kept while they fit ``max_words``
+        self.max_words = max_words
         self.window: list[Any] = []  # flattened words of texts not yet counted
         self.held = 0  # their bytes
         self.tables: list[Any] = []  # words and counts of windows not yet merged
         self.rows = 0  # their rows
         self.pieces: list[Any] = []  # pieces and counts of the words cut so far
-        self.counts = CorpusCounts()
+        self.found = WordPieces()
 
     def add(self, words: Any) -> None:
         self.window.append(words)
@@ -120,18 +133,18 @@ class _Count:
         self.window, self.held = [], 0
         self.tables.append(pa.table({"word": found.field(0), "n": found.field(1)}))
         self.rows += len(found)
-        if self.rows > counting.MAX_WORDS:
+        if self.rows > self.max_words:
             self._merge()
 
     def _merge(self) -> Any:
-        """The windows' counts as one table of distinct words; past the pure count's bound
-        (:data:`~brahmic_pua.segment.counting.MAX_WORDS`: a million held took 1.3 times the
-        memory on the 50 MB mix, at the same speed), cut into pieces and let go (None then)."""
+        """The windows' counts as one table of distinct words; past ``max_words`` (the pure
+        count's bound; a million held took 1.3 times the memory on the 50 MB mix, at the same
+        speed), cut into pieces and let go (None then)."""
         import pyarrow as pa
 
         words = self.tables[0] if len(self.tables) == 1 else _summed(pa.concat_tables(self.tables))
         self.tables, self.rows = [words], words.num_rows
-        if words.num_rows <= counting.MAX_WORDS:
+        if words.num_rows <= self.max_words:
             return words
         self._cut(words)
         self.tables, self.rows, self.kept = [], 0, False
@@ -142,28 +155,27 @@ class _Count:
         import pyarrow as pa
 
         for start in range(0, words.num_rows, CUT_ROWS):
-            found = _pieces(words.slice(start, CUT_ROWS), self.policy, self.counts)
-            if found is not None:
+            chunk = words.slice(start, CUT_ROWS)
+            found = _pieces(chunk, self.policy)
+            if found is None:  # every sentinel occurs in them: each word counted whole
+                self.found.whole.update(_counter(chunk))
+            else:
                 self.pieces.append(found)
             if len(self.pieces) > 16:
                 self.pieces = [_summed(pa.concat_tables(self.pieces))]
 
-    def finish(self) -> CorpusCounts:
-        """The counts (the words' spaces left to the caller), with the words where asked for
-        and within the pure count's bound."""
+    def finish(self) -> WordPieces:
         import pyarrow as pa
 
         self._fold()
         words = self._merge() if self.tables else None
-        counts = self.counts
         if self.kept:
-            counts.words = Counter() if words is None else _counter(words)
+            self.found.words = Counter() if words is None else _counter(words)
         if words is not None:
             self._cut(words)
         if self.pieces:
-            pieces = _counter(_summed(pa.concat_tables(self.pieces)))
-            counting.add_pieces(counts, pieces, 1, lookup_pattern(self.policy))
-        return counts
+            self.found.pieces = _counter(_summed(pa.concat_tables(self.pieces)))
+        return self.found
 
 
 def _counter(table: Any) -> Counter[str]:
@@ -181,11 +193,11 @@ def _summed(table: Any) -> Any:
     return grouped.rename_columns([key, "n"]).select([key, "n"])
 
 
-def _pieces(words: Any, policy: str, counts: CorpusCounts) -> Any:
+def _pieces(words: Any, policy: str) -> Any:
     """A table of the pieces of ``words`` (a table of words and counts) with their counts,
     each word cut before every sure start of ``policy`` as
     :func:`~brahmic_pua.segment.pieces.split_pieces` cuts; None where every sentinel occurs in
-    the words, which are then counted whole into ``counts`` (slower, the same counts)."""
+    the words."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -193,7 +205,6 @@ def _pieces(words: Any, policy: str, counts: CorpusCounts) -> Any:
     free = (s for s in SENTINELS if not pc.any(pc.match_substring(texts, s)).as_py())
     sentinel = next(free, None)
     if sentinel is None:
-        counting.add_pieces(counts, _counter(words), 1, lookup_pattern(policy))
         return None
     marked = pc.replace_substring_regex(texts, pattern=_piece(policy), replacement=sentinel + "\\0")
     split = pc.split_pattern(marked, sentinel)

@@ -11,6 +11,7 @@ from functools import cache
 import regex
 
 from brahmic_pua.io.lines import batched
+from brahmic_pua.segment.arrow_count import WordPieces, arrow_wanted, count_pieces
 from brahmic_pua.segment.patterns import brahmic_start_charset, cluster_source
 from brahmic_pua.segment.pieces import SURROGATE, check_no_surrogates, split_pieces
 
@@ -65,16 +66,13 @@ def count_batches(
     any corpus. ``keep_words``: the words are kept in :attr:`CorpusCounts.words` if they never
     grew past that bound (not for grapheme, which does not split words).
 
-    ``arrow``: count in Arrow (:mod:`brahmic_pua.segment.arrow_count`: the same counts, in
-    compiled code); None, the default, does where pyarrow is importable and
-    ``BRAHMIC_PUA_COUNT=python`` is not set. Grapheme is always counted here.
+    ``arrow``: split, count and cut the words in Arrow (:mod:`brahmic_pua.segment.arrow_count`:
+    the same counts, in compiled code); None, the default, does where pyarrow is importable and
+    ``BRAHMIC_PUA_COUNT=python`` is not set. Grapheme is always counted in Python.
     """
-    if policy != "grapheme":
-        # Imported here: that module builds on this one, and imports pyarrow only when asked.
-        from brahmic_pua.segment import arrow_count
-
-        if arrow if arrow is not None else arrow_count.arrow_wanted():
-            return arrow_count.count_batches_arrow(batches, policy, keep_words)
+    if policy != "grapheme" and (arrow if arrow is not None else arrow_wanted()):
+        found = count_pieces(batches, policy, keep_words, MAX_WORDS, check_batch)
+        return _from_pieces(found, policy)
     pattern = lookup_pattern(policy)
     kept = keep_words and policy != "grapheme"
     words: Counter[str] = Counter()
@@ -104,6 +102,18 @@ def count_batches(
         _respace(counts.characters, joins, spaces)
         if pattern.fullmatch(" "):
             _respace(counts.clusters, joins, spaces)
+    return counts
+
+
+def _from_pieces(found: WordPieces, policy: str) -> CorpusCounts:
+    """The counts of the Arrow count's pieces, segmented here as the pure count's are."""
+    pattern = lookup_pattern(policy)
+    counts = CorpusCounts(words=found.words)
+    add_pieces(counts, found.whole, 1, pattern)
+    add_pieces(counts, found.pieces, 1, pattern)
+    _respace(counts.characters, 0, found.spaces)
+    if pattern.fullmatch(" "):
+        _respace(counts.clusters, 0, found.spaces)
     return counts
 
 

@@ -10,6 +10,7 @@ import sys
 import unicodedata
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 import speed_reference as reference
@@ -109,13 +110,13 @@ def test_the_count_runs_in_arrow_unless_told(monkeypatch: pytest.MonkeyPatch) ->
     """Arrow by default where pyarrow imports; BRAHMIC_PUA_COUNT=python, or no pyarrow, and
     the pure count; grapheme always pure (it does not split words)."""
     calls: list[str] = []
-    real = arrow_count.count_batches_arrow
+    real = arrow_count.count_pieces
 
-    def spy(*args: object, **kwargs: object) -> counting.CorpusCounts:
+    def spy(*args: Any) -> arrow_count.WordPieces:
         calls.append(str(args[1]))
-        return real(*args, **kwargs)  # type: ignore[arg-type]
+        return real(*args)
 
-    monkeypatch.setattr(arrow_count, "count_batches_arrow", spy)
+    monkeypatch.setattr(counting, "count_pieces", spy)
     monkeypatch.delenv(arrow_count.COUNT_ENV, raising=False)
     for policy in ("fixtoken", "grapheme"):
         count_batches([["కా కా"]], policy)
@@ -144,7 +145,7 @@ def test_models_trained_with_either_count_are_byte_identical(
         seen.append(real())
         return seen[-1]
 
-    monkeypatch.setattr(arrow_count, "arrow_wanted", wanted)
+    monkeypatch.setattr(counting, "arrow_wanted", wanted)
     for count in ("python", "arrow"):
         monkeypatch.setenv(arrow_count.COUNT_ENV, count)
         folder = tmp_path / count  # the same file name: the model records it
