@@ -133,7 +133,7 @@ class Corpus:
         byte total for the progress line)."""
         return any(map(is_parquet, self.inputs))
 
-    def _input_bytes(self) -> int | None:
+    def input_bytes(self) -> int | None:
         """The inputs' bytes, the total the progress line counts toward; None for an
         iterator or Parquet (whose lines' bytes are not its file's)."""
         if not self.inputs or self.parquet:
@@ -154,7 +154,7 @@ class Corpus:
         """Normalized lines in batches, once, collecting statistics, writing spm's line file
         and (for lines that cannot be read again) a spill to read them again."""
         sampled = self.sampled  # the sample is chosen first
-        total = None if sampled else self._input_bytes()
+        total = None if sampled else self.input_bytes()
         bar = Progress(self.progress, "scanning corpus", total)
         with ExitStack() as files:
             spill = None
@@ -241,7 +241,7 @@ class Corpus:
         """Count the lines (an iterator's are spilled as read) and choose the sample."""
         if self._counted or self.sample <= 0 or self.first:
             return
-        bar, seen = Progress(self.progress, "counting lines", self._input_bytes()), CorpusStats()
+        bar, seen = Progress(self.progress, "counting lines", self.input_bytes()), CorpusStats()
         if self.iterator is not None:
             name = _temporary_name("brahmic_pua_raw_corpus_")
             try:

@@ -109,14 +109,7 @@ def test_lone_surrogate_is_the_pure_counts_error() -> None:
 def test_the_count_runs_in_arrow_unless_told(monkeypatch: pytest.MonkeyPatch) -> None:
     """Arrow by default where pyarrow imports; BRAHMIC_PUA_COUNT=python, or no pyarrow, and
     the pure count; grapheme always pure (it does not split words)."""
-    calls: list[str] = []
-    real = arrow_count.count_pieces
-
-    def spy(*args: Any) -> arrow_count.WordPieces:
-        calls.append(str(args[1]))
-        return real(*args)
-
-    monkeypatch.setattr(counting, "count_pieces", spy)
+    calls = _watch(monkeypatch)
     monkeypatch.delenv(arrow_count.COUNT_ENV, raising=False)
     for policy in ("fixtoken", "grapheme"):
         count_batches([["కా కా"]], policy)
@@ -139,15 +132,9 @@ def test_models_trained_with_either_count_are_byte_identical(
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("\n".join(lines) + "\n", encoding="utf-8")
     made: dict[str, dict[str, bytes]] = {}
-    real, seen = arrow_count.arrow_wanted, []
-
-    def wanted() -> bool:  # the choice each run made
-        seen.append(real())
-        return seen[-1]
-
-    monkeypatch.setattr(counting, "arrow_wanted", wanted)
+    calls = _watch(monkeypatch)
     for count in ("python", "arrow"):
-        monkeypatch.setenv(arrow_count.COUNT_ENV, count)
+        monkeypatch.setenv(arrow_count.COUNT_ENV, count)  # "arrow": at any size
         folder = tmp_path / count  # the same file name: the model records it
         folder.mkdir()
         train_model(
@@ -158,7 +145,44 @@ def test_models_trained_with_either_count_are_byte_identical(
             num_threads=1,
             complete_word_starts=model_type == "unigram",
         )
-        assert seen and set(seen) == {count == "arrow"}
-        seen.clear()
+        assert bool(calls) == (count == "arrow")
+        calls.clear()
         made[count] = {s: (folder / f"m{s}").read_bytes() for s in (".model", ".vocab")}
     assert made["arrow"] == made["python"]
+
+
+def test_the_trainer_counts_small_input_in_python(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Below ARROW_MIN_BYTES of text files the count is pure (pyarrow's import costs more than
+    it saves); at or above it, or for an iterator, Arrow."""
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n".join(sample("te")[:300]) + "\n", encoding="utf-8")
+    monkeypatch.delenv(arrow_count.COUNT_ENV, raising=False)
+    calls = _watch(monkeypatch)
+    options: dict[str, Any] = {"vocab_size": 1000, "model_type": "bpe", "num_threads": 1}
+    train_model(input=str(corpus), model_prefix=str(tmp_path / "a"), **options)
+    assert calls == []
+    train_model(
+        sentence_iterator=iter(sample("te")[:300]), model_prefix=str(tmp_path / "b"), **options
+    )
+    assert calls == ["fixtoken"]
+    monkeypatch.setattr(arrow_count, "ARROW_MIN_BYTES", corpus.stat().st_size)
+    train_model(input=str(corpus), model_prefix=str(tmp_path / "c"), **options)
+    assert calls == ["fixtoken"] * 2
+    assert not arrow_count.arrow_wanted(corpus.stat().st_size - 1)
+    monkeypatch.setenv(arrow_count.COUNT_ENV, "arrow")
+    assert arrow_count.arrow_wanted(0)
+
+
+def _watch(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The policies of the counts that ran in Arrow, from now on."""
+    calls: list[str] = []
+    real = arrow_count.count_pieces
+
+    def spy(*args: Any) -> arrow_count.WordPieces:
+        calls.append(str(args[1]))
+        return real(*args)
+
+    monkeypatch.setattr(counting, "count_pieces", spy)
+    return calls
