@@ -7,7 +7,7 @@ from __future__ import annotations
 import tempfile
 import threading
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -415,7 +415,7 @@ def test_a_bad_item_leaves_no_temporary_file(
 # -- Parquet input ------------------------------------------------------------------------------
 
 
-def _write_parquet(path: Path, rows: list[str | None], column: str = "body") -> None:
+def _write_parquet(path: Path, rows: Sequence[str | None], column: str = "body") -> None:
     require_extra("pyarrow", "arrow", "training on Parquet input")
     import pyarrow as pa
     import pyarrow.parquet as pq
