@@ -12,10 +12,10 @@ The conventions are written for contributors in docs/contributing.md:
 * Other blocks (text, bash, toml, …) are not run; a ```bash or ```sh block may call
   ``brahmic-pua`` only under a ``skip`` mark that says why (an example of the CLI is a
   ```console block, so it runs).
-* ``<!-- needs: corpora -->`` (also ``ray``, ``torch``, ``hf``, ``compare``, ``spm-patch``, or
-  several, comma-separated) before a block: the block is skipped, saying why, where that is
-  missing (a missing extra fails under CI, as in conftest.require_extra). ``<!-- skip: REASON
-  -->``: never run, REASON reported.
+* ``<!-- needs: corpora -->`` (also ``ray``, ``torch``, ``hf``, ``compare``, ``arrow``,
+  ``spm-patch``, or several, comma-separated) before a block: the block is skipped, saying why,
+  where that is missing (a missing extra fails under CI, as in conftest.require_extra).
+  ``<!-- skip: REASON -->``: never run, REASON reported.
 * Each page runs in a fresh folder laid out like a checkout (brahmic_pua/, examples/, bench/, …
   linked to this one; ../shared beside it) that also holds te.model and te.vocab, made once per
   session by the README's training command (TE_MODEL).
@@ -57,6 +57,7 @@ EXTRAS = {
     "torch": ("torch", "experiment"),
     "hf": ("transformers", "hf"),
     "compare": ("bpe_openai", "compare"),
+    "arrow": ("pyarrow", "arrow"),
 }
 END = "\x1e"  # printed after each console command, with its exit status
 

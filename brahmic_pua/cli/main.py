@@ -293,7 +293,13 @@ def _model_prefix(ctx: click.Context, param: click.Parameter, value: str) -> str
     "inputs",
     multiple=True,
     required=True,
-    help="UTF-8 corpus file(s): repeat the option or separate them by commas.",
+    help="UTF-8 corpus file(s) or Parquet (*.parquet, with --text_column): repeat the option, "
+    "separate them by commas, or give a glob.",
+)
+@click.option(
+    "--text_column",
+    default=None,
+    help="Parquet input: the column of strings whose rows are the lines [default: text].",
 )
 @click.option(
     "--model_prefix",

@@ -11,6 +11,7 @@ from functools import cache
 import regex
 
 from brahmic_pua.io.lines import batched
+from brahmic_pua.segment.arrow_count import WordPieces, arrow_wanted, count_pieces
 from brahmic_pua.segment.patterns import brahmic_start_charset, cluster_source
 from brahmic_pua.segment.sure_cuts import SURROGATE, check_no_surrogates, split_pieces
 
@@ -52,7 +53,7 @@ def count_corpus(texts: Iterable[str], policy: str) -> CorpusCounts:
 
 
 def count_batches(
-    batches: Iterable[list[str]], policy: str, keep_words: bool = False
+    batches: Iterable[list[str]], policy: str, keep_words: bool = False, arrow: bool | None = None
 ) -> CorpusCounts:
     """Cluster and character frequencies of texts given in batches.
 
@@ -64,7 +65,14 @@ def count_batches(
     :data:`MAX_WORDS` distinct words they are segmented and let go, so memory stays bounded on
     any corpus. ``keep_words``: the words are kept in :attr:`CorpusCounts.words` if they never
     grew past that bound (not for grapheme, which does not split words).
+
+    ``arrow``: split, count and cut the words in Arrow (:mod:`brahmic_pua.segment.arrow_count`:
+    the same counts, in compiled code); None, the default, does where pyarrow is importable and
+    ``BRAHMIC_PUA_COUNT=python`` is not set. Grapheme is always counted in Python.
     """
+    if policy != "grapheme" and (arrow if arrow is not None else arrow_wanted()):
+        found = count_pieces(batches, policy, keep_words, MAX_WORDS, check_batch)
+        return _from_pieces(found, policy)
     pattern = lookup_pattern(policy)
     kept = keep_words and policy != "grapheme"
     words: Counter[str] = Counter()
@@ -72,7 +80,7 @@ def count_batches(
     pieces: Counter[str] = Counter()
     spaces = joins = done = 0
     for batch in batches:
-        _check_batch(batch, done)
+        check_batch(batch, done)
         done += len(batch)
         if policy == "grapheme":
             for text in batch:
@@ -89,11 +97,23 @@ def count_batches(
     joins += _segment_words(words, counts, pieces, policy, pattern)
     if kept:
         counts.words = words
-    _add(counts, pieces, 1, pattern)
+    add_pieces(counts, pieces, 1, pattern)
     if policy != "grapheme":  # the joins' spaces out, the text's in
         _respace(counts.characters, joins, spaces)
         if pattern.fullmatch(" "):
             _respace(counts.clusters, joins, spaces)
+    return counts
+
+
+def _from_pieces(found: WordPieces, policy: str) -> CorpusCounts:
+    """The counts of the Arrow count's pieces, segmented here as the pure count's are."""
+    pattern = lookup_pattern(policy)
+    counts = CorpusCounts(words=found.words)
+    add_pieces(counts, found.whole, 1, pattern)
+    add_pieces(counts, found.pieces, 1, pattern)
+    _respace(counts.characters, 0, found.spaces)
+    if pattern.fullmatch(" "):
+        _respace(counts.clusters, 0, found.spaces)
     return counts
 
 
@@ -117,14 +137,14 @@ def _segment_words(
             joins += n * (len(chunk) - 1)
             cut = split_pieces(joined, policy)
             if cut is None:  # every sentinel occurs in the text: count it whole
-                _add(counts, Counter({joined: 1}), n, pattern)
+                add_pieces(counts, Counter({joined: 1}), n, pattern)
             else:
                 for piece, k in Counter(cut).items():
                     pieces[piece] += k * n
     return joins
 
 
-def _check_batch(batch: list[str], before: int) -> None:
+def check_batch(batch: list[str], before: int) -> None:
     """No lone surrogate in the batch; the error names the text (numbered from 1)."""
     if not SURROGATE.search("".join(batch)):
         return
@@ -142,7 +162,7 @@ def _respace(counter: Counter[str], joins: int, spaces: int) -> None:
         del counter[" "]
 
 
-def _add(
+def add_pieces(
     counts: CorpusCounts,
     pieces: Counter[str],
     weight: int,

@@ -17,6 +17,7 @@ from typing import TextIO
 
 from brahmic_pua.codec.layout import ESCAPED_LITERALS
 from brahmic_pua.io.lines import BOM, Span, batched, line_text, not_a_file, read_lines
+from brahmic_pua.io.parquet import DEFAULT_COLUMN, check_column, is_parquet, parquet_lines
 from brahmic_pua.io.progress import Progress
 from brahmic_pua.io.wording import counted
 from brahmic_pua.normalize import Normalizer
@@ -86,6 +87,10 @@ class Corpus:
     The scan also writes the lines as spm will train on them to a temporary file: spm reads a
     file with the GIL released (so the trainer's Python work can overlap it), where a
     ``sentence_iterator`` takes the GIL back for every line.
+
+    An input named ``*.parquet`` is read as the lines of its ``text_column``
+    (:mod:`brahmic_pua.io.parquet`: the lines the column written to a text file would give);
+    the column is checked here, before anything is counted.
     """
 
     def __init__(
@@ -96,8 +101,10 @@ class Corpus:
         sample: int = 0,
         first: bool = False,
         progress: bool = False,
+        text_column: str | None = None,
     ) -> None:
         self.inputs = inputs
+        self.text_column = text_column or DEFAULT_COLUMN
         self.progress = progress  # a progress line on stderr for each pass over the input
         self.iterator = iterator
         self.normalize = normalizer
@@ -117,6 +124,21 @@ class Corpus:
                 )
             if not Path(name).is_file():
                 raise ValueError(not_a_file(name, "check the path in input="))
+            if is_parquet(name):
+                check_column(name, self.text_column)
+
+    @property
+    def parquet(self) -> bool:
+        """Whether an input is Parquet: its lines are not the file's bytes (no byte ranges, no
+        byte total for the progress line)."""
+        return any(map(is_parquet, self.inputs))
+
+    def input_bytes(self) -> int | None:
+        """The inputs' bytes, the total the progress line counts toward; None for an
+        iterator or Parquet (whose lines' bytes are not its file's)."""
+        if not self.inputs or self.parquet:
+            return None
+        return sum(Path(n).stat().st_size for n in self.inputs)
 
     @property
     def sampled(self) -> bool:
@@ -132,9 +154,7 @@ class Corpus:
         """Normalized lines in batches, once, collecting statistics, writing spm's line file
         and (for lines that cannot be read again) a spill to read them again."""
         sampled = self.sampled  # the sample is chosen first
-        total = None
-        if self.inputs and not sampled:
-            total = sum(Path(n).stat().st_size for n in self.inputs)
+        total = None if sampled else self.input_bytes()
         bar = Progress(self.progress, "scanning corpus", total)
         with ExitStack() as files:
             spill = None
@@ -209,14 +229,19 @@ class Corpus:
                 yield _iterator_line(item, number)
         else:
             for name in self.inputs:
-                yield from read_lines(Span(name, 0, Path(name).stat().st_size))
+                yield from self._file_lines(name)
+
+    def _file_lines(self, name: str) -> Iterator[str]:
+        """The lines of one input file: a text file's, or a Parquet file's column's."""
+        if is_parquet(name):
+            return parquet_lines(name, self.text_column)
+        return read_lines(Span(name, 0, Path(name).stat().st_size))
 
     def _choose(self) -> None:
         """Count the lines (an iterator's are spilled as read) and choose the sample."""
         if self._counted or self.sample <= 0 or self.first:
             return
-        size = sum(Path(n).stat().st_size for n in self.inputs) if self.inputs else None
-        bar, seen = Progress(self.progress, "counting lines", size), CorpusStats()
+        bar, seen = Progress(self.progress, "counting lines", self.input_bytes()), CorpusStats()
         if self.iterator is not None:
             name = _temporary_name("brahmic_pua_raw_corpus_")
             try:
@@ -231,7 +256,11 @@ class Corpus:
             self._raw_spill = Path(name)
         else:
             for name in self.inputs:
-                _count_lines(name, seen, bar)
+                if is_parquet(name):  # its lines are known once its rows are cut
+                    seen.lines += sum(1 for _ in self._file_lines(name))
+                    seen.show(bar)
+                else:
+                    _count_lines(name, seen, bar)
         seen.show(bar, final=True)
         total = seen.lines
         self._counted = True

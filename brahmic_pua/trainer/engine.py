@@ -4,6 +4,7 @@ same model file (guarantee 4); only the time and the machines differ."""
 
 from __future__ import annotations
 
+from brahmic_pua.segment.arrow_count import arrow_wanted
 from brahmic_pua.segment.counting import CorpusCounts, count_batches
 from brahmic_pua.trainer.corpus import Corpus
 from brahmic_pua.trainer.range_count import count_in_processes, local_workers
@@ -37,14 +38,27 @@ def count_clusters(
     (``input_sentence_size``) is counted here, as it is read. ``keep_words``: the words are
     kept in the counts where this process counts them all and they fit
     (:func:`~brahmic_pua.segment.counting.count_batches`)."""
+    if corpus.parquet and engine == "ray":
+        raise ValueError(
+            "engine=ray reads input= text files by byte ranges on its workers, and Parquet "
+            "input is read here: use engine=local, or write the column to a text file"
+        )
+    arrow = arrow_wanted(corpus.input_bytes())  # small text files: the pure count
     if corpus.sampled:
-        return count_batches(corpus.scan(), policy, keep_words)
+        return count_batches(corpus.scan(), policy, keep_words, arrow)
     if engine == "local":
-        workers = local_workers(corpus.inputs, num_threads)
+        # Parquet is read in this process: its rows are not byte ranges of the file.
+        workers = 1 if corpus.parquet else local_workers(corpus.inputs, num_threads)
         if workers == 1:
-            return count_batches(corpus.scan(), policy, keep_words)
+            return count_batches(corpus.scan(), policy, keep_words, arrow)
         counts, corpus.stats = count_in_processes(
-            corpus.inputs, corpus.normalize, policy, corpus.progress, workers, corpus.spm_part
+            corpus.inputs,
+            corpus.normalize,
+            policy,
+            corpus.progress,
+            workers,
+            corpus.spm_part,
+            arrow,
         )
         return counts
     counts, corpus.stats = count_on_ray(

@@ -28,7 +28,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from brahmic_pua.io.lines import expand_inputs
 from brahmic_pua.io.lists import comma_list
+from brahmic_pua.io.parquet import is_parquet
 from brahmic_pua.model.model_proto import model_pb2
 from brahmic_pua.nepbpe.filters import (
     DEFAULT_THETA,
@@ -67,6 +69,7 @@ OURS = (
     "engine",
     "ray_address",
     "complete_word_starts",
+    "text_column",
 )
 #: sentencepiece 0.2.3's trainer options that are no spec field (its Python wrapper's).
 CALLABLES = (
@@ -83,6 +86,11 @@ PRETOKENIZED_TYPES = ("unigram", "bpe")
 class OptionError(ValueError):
     """An option's name or value is wrong (a usage error: the CLI exits 2), found before any
     corpus is read; a ValueError, so callers that catch those still do."""
+
+
+class InputError(ValueError):
+    """A glob in ``input=`` that matches no file: the user's files are wrong, not an option's
+    spelling, so it stays an error of its own (exit 1, as a missing file), not an OptionError."""
 
 
 @dataclass
@@ -102,6 +110,8 @@ class TrainOptions:
     engine: str = "local"  # where clusters are counted: this process, or a Ray cluster
     ray_address: str | None = None
     complete_word_starts: bool = True
+    #: The column of Parquet inputs read as lines (brahmic_pua.io.parquet); None: its default.
+    text_column: str | None = None
     spm_log: bool = False  # the caller set minloglevel or logstream: spm's log is theirs
     normalizer_choice: NormalizerChoice = field(default_factory=NormalizerChoice)
     pretokenizer: Callable[[str], Any] | None = None
@@ -182,7 +192,7 @@ def build_options(arg: str | None, kwargs: Mapping[str, Any], progress: bool) ->
     :class:`~brahmic_pua.nepbpe.seeds.SeedError` naming it."""
     try:
         return _build_options(arg, kwargs, progress)
-    except SeedError:
+    except (SeedError, InputError):
         raise
     except ValueError as error:
         raise OptionError(str(error)) from None
@@ -236,9 +246,10 @@ def _build_options(arg: str | None, kwargs: Mapping[str, Any], progress: bool) -
     given.pop("input_format", None)
     source = given.pop("input", None)
     if source is not None:
-        options.inputs = comma_list(source)
+        options.inputs = _expanded(comma_list(source))
     if bool(options.inputs) == (options.sentence_iterator is not None):
         raise ValueError("give exactly one of input=<files> or sentence_iterator=<iterable>")
+    _text_column(options, given.pop("text_column", None))
     options.engine = check_engine(str(given.pop("engine", "local")), bool(options.inputs))
     address = given.pop("ray_address", None)
     if address is not None and options.engine != "ray":
@@ -250,6 +261,37 @@ def _build_options(arg: str | None, kwargs: Mapping[str, Any], progress: bool) -
     if "model_prefix" in options.spm:
         check_model_prefix(str(options.spm["model_prefix"]))
     return options
+
+
+def _expanded(names: list[str]) -> list[str]:
+    """Input names with each glob (``data/*.parquet``) replaced by the files it matches, sorted,
+    by the one glob rule (:func:`~brahmic_pua.io.lines.expand_inputs`); a name that is a file,
+    or holds no glob character, is left to the corpus's own checks."""
+    files: list[str] = []
+    for name in names:
+        if any(ch in name for ch in "*?[") and not os.path.isfile(name):
+            try:
+                files += expand_inputs([name])
+            except ValueError as error:
+                raise InputError(str(error)) from None
+        else:
+            files.append(name)
+    return files
+
+
+def _text_column(options: TrainOptions, column: Any) -> None:
+    """``text_column``: the column of the Parquet inputs read as lines; refused where no input
+    is Parquet (a text file has no columns: the option would be silently ignored)."""
+    if column is None:
+        return
+    if not isinstance(column, str) or not column:
+        raise ValueError(f"text_column={column!r}: give the name of a column of strings")
+    if not any(is_parquet(name) for name in options.inputs):
+        raise ValueError(
+            f"text_column={column!r} names a column of Parquet input (a file named *.parquet), "
+            "and no input is Parquet: leave text_column out for text files"
+        )
+    options.text_column = column
 
 
 def _output_options(options: TrainOptions, given: dict[str, Any]) -> None:
@@ -437,6 +479,7 @@ def check_model_prefix(prefix: str) -> str:
 
 
 __all__ = [
+    "InputError",
     "OptionError",
     "TrainOptions",
     "build_options",

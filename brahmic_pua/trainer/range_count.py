@@ -37,11 +37,16 @@ PARALLEL_MIN_BYTES = 4 << 20
 
 
 def count_spans(
-    spans: list[Span], normalize: Normalizer, policy: str, lines_file: str | None = None
+    spans: list[Span],
+    normalize: Normalizer,
+    policy: str,
+    lines_file: str | None = None,
+    arrow: bool | None = None,
 ) -> tuple[CorpusCounts, CorpusStats]:
     """Counts and line statistics of some ranges, as :meth:`Corpus.scan` and
     :func:`count_batches` make them for the whole corpus; with ``lines_file``, the ranges'
-    lines as spm's line file has them are written there."""
+    lines as spm's line file has them are written there. ``arrow``: as for
+    :func:`count_batches` (the whole corpus's choice, not the range's)."""
     stats = CorpusStats()
     with ExitStack() as files:
         target = files.enter_context(text_writer(lines_file)) if lines_file else None
@@ -57,7 +62,7 @@ def count_spans(
                         target.write(text)
                     yield texts
 
-        return count_batches(batches(), policy), stats
+        return count_batches(batches(), policy, arrow=arrow), stats
 
 
 def plan_ranges(files: list[str], workers: int) -> list[list[Span]]:
@@ -85,6 +90,7 @@ def count_in_processes(
     progress: bool,
     workers: int,
     part: Callable[[], str],
+    arrow: bool | None = None,
 ) -> tuple[CorpusCounts, CorpusStats]:
     """Counts and statistics of ``files`` from ``workers`` processes; each range's lines go to
     a new file from ``part()`` (the parts of spm's line file, in order).
@@ -101,7 +107,7 @@ def count_in_processes(
     try:
         with signals_deferred():  # the workers are forked at the first submit
             for group in plan_ranges(files, workers):
-                jobs.append(pool.submit(count_spans, group, normalize, policy, part()))
+                jobs.append(pool.submit(count_spans, group, normalize, policy, part(), arrow))
         return reduce_in_order((job.result() for job in jobs), files, progress)
     except BaseException:
         kill_workers(pool)  # not their futures cancelled: see kill_workers

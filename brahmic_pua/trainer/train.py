@@ -182,7 +182,15 @@ def train_model(arg: str | None = None, **kwargs: Any) -> TrainReport:
     first = sample > 0 and not read_bool(
         "shuffle_input_sentence", options.spm.get("shuffle_input_sentence", True)
     )
-    corpus = Corpus(options.inputs, options.sentence_iterator, n, sample, first, options.progress)
+    corpus = Corpus(
+        options.inputs,
+        options.sentence_iterator,
+        n,
+        sample,
+        first,
+        options.progress,
+        options.text_column,
+    )
     try:
         counts = count_clusters(
             corpus,

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import TE_SAMPLE, default_sigint, sample
+from conftest import TE_SAMPLE, default_sigint, require_extra, sample
 
 from brahmic_pua import POLICIES, SCRIPT_NAMES, SentencePieceProcessor, segment
 from brahmic_pua.cli import main as cli_main
@@ -542,3 +542,36 @@ def test_output_to_a_device_or_a_symlink_writes_through(
         assert result.exit_code == 0, result.output
     assert stat.S_ISCHR(device.stat().st_mode), "the device must stay a device"
     assert link.is_symlink() and real.stat().st_size > 0
+
+
+def test_parquet_input_errors_are_one_line(
+    runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A column the file lacks, a column of numbers, a file that is not Parquet: one line, exit
+    1; --text_column on text input: a usage error (exit 2); no model file in any case."""
+    require_extra("pyarrow", "arrow", "train --input x.parquet")
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    source = tmp_path / "c.parquet"
+    pq.write_table(pa.table({"id": [1, 2], "content": ["క", "a"]}), source)
+    not_parquet = tmp_path / "text.parquet"
+    not_parquet.write_text("క\n", encoding="utf-8")
+    prefix = str(tmp_path / "out" / "m")
+    (tmp_path / "out").mkdir()
+    cases = [
+        ([str(source)], 1, "has no column 'text' (its columns: 'id', 'content')"),
+        ([str(source), "--text_column", "id"], 1, "column 'id' holds int64, not text"),
+        ([str(not_parquet)], 1, "is not a Parquet file that can be read"),
+        ([TE_SAMPLE, "--text_column", "text"], 2, "no input is Parquet"),
+    ]
+    for args, status, message in cases:
+        result = runner.invoke(main, ["train", "--input", *args, "--model_prefix", prefix])
+        assert result.exit_code == status, result.output
+        assert message in result.output and result.output.count("\n") == 1
+        assert "Traceback" not in result.output
+    monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)  # as without the arrow extra
+    result = runner.invoke(main, ["train", "--input", str(source), "--model_prefix", prefix])
+    assert result.exit_code == 1 and result.output.count("\n") == 1
+    assert "pip install 'brahmic-pua[arrow]'" in result.output
+    assert list((tmp_path / "out").iterdir()) == []

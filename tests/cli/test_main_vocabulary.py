@@ -25,6 +25,7 @@ HI = str(DATA / "hi.sample.txt")
 #: read from the command: a brahmic_pua option the help leaves out fails the test.
 TRAIN_OPTIONS = {
     "--input",
+    "--text_column",
     "--model_prefix",
     "--vocab_size",
     "--model_type",

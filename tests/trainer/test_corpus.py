@@ -7,13 +7,13 @@ from __future__ import annotations
 import tempfile
 import threading
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 import sentencepiece as stock
-from conftest import sample, sample_held_out, sample_training, slow
+from conftest import require_extra, sample, sample_held_out, sample_training, slow
 
 import brahmic_pua as spm
 from brahmic_pua.codec import PUACodec
@@ -22,6 +22,7 @@ from brahmic_pua.model.display import starts_with_mark
 from brahmic_pua.normalize import normalizer
 from brahmic_pua.trainer import engine, range_count, train_model
 from brahmic_pua.trainer.corpus import Corpus
+from brahmic_pua.trainer.options import OptionError
 
 LINES = sample("te")
 
@@ -409,3 +410,70 @@ def test_a_bad_item_leaves_no_temporary_file(
             input_sentence_size=sample,
         )
     assert list(temporary.iterdir()) == [] and not (tmp_path / "m.model").exists()
+
+
+# -- Parquet input ------------------------------------------------------------------------------
+
+
+def _write_parquet(path: Path, rows: Sequence[str | None], column: str = "body") -> None:
+    require_extra("pyarrow", "arrow", "training on Parquet input")
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.table({"id": pa.array(range(len(rows))), column: pa.array(rows, pa.string())})
+    pq.write_table(table, path, row_group_size=100)
+
+
+@pytest.mark.parametrize("sample", [0, 700])
+def test_parquet_trains_the_model_of_the_text_file_of_its_rows(tmp_path: Path, sample: int) -> None:
+    """Two Parquet files named by a glob, rows with line feeds, CRLF, nulls and empty rows: the
+    model (and vocab) of one text file holding those rows one a line, byte for byte."""
+    rows: list[str | None] = [*LINES[:600], "ఒకటి\nరెండు", None, "", "మూడు\r\n", "\ufeffనాలుగు"]
+    rows += LINES[600:900]
+    (tmp_path / "data").mkdir()
+    _write_parquet(tmp_path / "data" / "a.parquet", rows[:603])
+    _write_parquet(tmp_path / "data" / "b.parquet", rows[603:])
+    text = tmp_path / "corpus.txt"
+    text.write_text("".join(f"{row or ''}\n" for row in rows), encoding="utf-8", newline="")
+    options: dict[str, Any] = {"vocab_size": 1000, "model_type": "bpe", "num_threads": 1}
+    if sample:
+        options["input_sentence_size"] = sample
+    made = {}
+    for name, given in (
+        ("text", {"input": str(text)}),
+        ("parquet", {"input": str(tmp_path / "data" / "*.parquet"), "text_column": "body"}),
+    ):
+        folder = tmp_path / name  # the same file name: the model records it
+        folder.mkdir()
+        spm.SentencePieceTrainer.train(model_prefix=str(folder / "m"), **options, **given)
+        made[name] = [(folder / f"m{suffix}").read_bytes() for suffix in (".model", ".vocab")]
+    assert made["parquet"] == made["text"]
+
+
+def test_text_column_without_parquet_input_is_an_option_error(tmp_path: Path) -> None:
+    text = tmp_path / "corpus.txt"
+    text.write_text("\n".join(LINES[:200]) + "\n", encoding="utf-8")
+    with pytest.raises(OptionError, match="no input is Parquet: leave text_column out"):
+        train_model(input=str(text), model_prefix=str(tmp_path / "m"), text_column="text")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus.txt"]
+
+
+def test_a_glob_that_matches_nothing_names_it(tmp_path: Path) -> None:
+    pattern = str(tmp_path / "none" / "*.parquet")
+    with pytest.raises(ValueError, match="matches no file") as caught:
+        train_model(input=pattern, model_prefix=str(tmp_path / "m"))
+    assert not isinstance(caught.value, OptionError)  # a missing file's exit status, not usage
+
+
+def test_parquet_column_is_checked_before_reading(tmp_path: Path) -> None:
+    source = tmp_path / "c.parquet"
+    _write_parquet(source, LINES[:200], column="content")
+    with pytest.raises(ValueError, match=r"has no column 'text' \(its columns: 'id', 'content'\)"):
+        Corpus([str(source)], None, normalizer("nfc"))
+    with pytest.raises(ValueError, match="engine=ray reads input= text files by byte ranges"):
+        train_model(
+            input=str(source),
+            text_column="content",
+            model_prefix=str(tmp_path / "m"),
+            engine="ray",
+        )

@@ -1,0 +1,150 @@
+"""Parquet input: a column's rows read as the lines of the text file those rows make written one
+a line (the oracle: that file, read by the one line reader), a batch at a time, and one line
+for every file or column that cannot be read."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import require_extra
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from strategies import nasty_texts
+
+from brahmic_pua.io import parquet
+from brahmic_pua.io.lines import BATCH_LINES, file_lines
+from brahmic_pua.io.parquet import check_column, is_parquet, parquet_lines
+
+require_extra("pyarrow", "arrow", "Parquet input")
+
+import pyarrow as pa  # noqa: E402 (after the check: a skip, not an ImportError)
+import pyarrow.parquet as pq  # noqa: E402
+
+
+def write_parquet(path: Path, rows: list[str | None], group: int = 3, **columns: Any) -> None:
+    table = pa.table({"text": pa.array(rows, pa.string()), **columns})
+    pq.write_table(table, path, row_group_size=max(1, group))
+
+
+def as_text_file(path: Path, rows: list[str | None]) -> list[str]:
+    """The oracle: the rows written one a line (a null as nothing), read as a text file."""
+    path.write_text("".join(f"{row or ''}\n" for row in rows), encoding="utf-8", newline="")
+    return list(file_lines(path))
+
+
+rows = st.lists(
+    st.one_of(
+        st.none(),
+        nasty_texts,
+        st.sampled_from(["", "\n", "\r\n", "a\r\nb", "\ufeffబ", "x\r", "\r", "\u2028\x85"]),
+    ),
+    max_size=12,
+)
+
+
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture], max_examples=60)
+@given(rows=rows, group=st.integers(1, 5))
+def test_rows_read_as_the_text_file_they_make(
+    tmp_path: Path, rows: list[str | None], group: int
+) -> None:
+    source = tmp_path / "c.parquet"
+    write_parquet(source, rows, group)
+    assert list(parquet_lines(str(source))) == as_text_file(tmp_path / "c.txt", rows)
+
+
+def test_what_a_row_becomes(tmp_path: Path) -> None:
+    """The decisions, spelled out: a row with line feeds is several lines, a null an empty
+    line, CR before a line end dropped, a BOM dropped at the very start only."""
+    source = tmp_path / "c.parquet"
+    write_parquet(source, ["\ufeffఒకటి", "a\nb", None, "c\r\n", "", "\ufeffd"], group=2)
+    assert list(parquet_lines(str(source))) == ["ఒకటి", "a", "b", "", "c", "", "", "\ufeffd"]
+    write_parquet(source, [])
+    assert list(parquet_lines(str(source))) == []
+
+
+@pytest.mark.parametrize(
+    "kind", [pa.large_string(), pa.string_view(), pa.dictionary(pa.int32(), pa.string())]
+)
+def test_every_layout_of_strings_is_text(tmp_path: Path, kind: Any) -> None:
+    source = tmp_path / "c.parquet"
+    pq.write_table(pa.table({"body": pa.array(["క", "a b"]).cast(kind)}), source)
+    assert list(parquet_lines(str(source), "body")) == ["క", "a b"]
+
+
+def test_rows_are_read_a_batch_at_a_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first line comes after one batch of rows, not the whole file; no batch holds more
+    than BATCH_LINES rows (counted, not timed)."""
+    source = tmp_path / "c.parquet"
+    write_parquet(source, [f"line {i}" for i in range(5 * BATCH_LINES)], group=BATCH_LINES)
+    sizes: list[int] = []
+    real = pq.ParquetFile.iter_batches
+
+    def watched(self: Any, *args: Any, **kwargs: Any) -> Any:
+        for batch in real(self, *args, **kwargs):
+            sizes.append(batch.num_rows)
+            yield batch
+
+    monkeypatch.setattr(pq.ParquetFile, "iter_batches", watched)
+    lines = parquet_lines(str(source))
+    assert next(lines) == "line 0" and sizes == [BATCH_LINES]
+    assert sum(1 for _ in lines) == 5 * BATCH_LINES - 1
+    assert sizes == [BATCH_LINES] * 5
+
+
+def test_is_parquet_by_the_name() -> None:
+    assert is_parquet("a/b.parquet") and is_parquet("B.PARQUET")
+    assert not is_parquet("b.parquet.txt") and not is_parquet("parquet")
+
+
+def _one_line(call: Any) -> str:
+    with pytest.raises(ValueError) as error:
+        call()
+    message = str(error.value)
+    assert "\n" not in message
+    return message
+
+
+def test_a_column_it_lacks_names_the_columns(tmp_path: Path) -> None:
+    source = tmp_path / "c.parquet"
+    write_parquet(source, ["a"], id=pa.array([1]))
+    message = _one_line(lambda: check_column(str(source), "body"))
+    assert "has no column 'body' (its columns: 'text', 'id')" in message
+    assert "text_column=" in message
+
+
+def test_a_column_of_numbers_is_refused(tmp_path: Path) -> None:
+    source = tmp_path / "c.parquet"
+    write_parquet(source, ["a"], id=pa.array([1]))
+    message = _one_line(lambda: list(parquet_lines(str(source), "id")))
+    assert "column 'id' holds int64, not text" in message
+
+
+def test_a_file_that_is_not_parquet_is_one_line(tmp_path: Path) -> None:
+    text = tmp_path / "text.parquet"
+    text.write_text("just text\n", encoding="utf-8")
+    assert "is not a Parquet file that can be read" in _one_line(
+        lambda: check_column(str(text), "text")
+    )
+    damaged = tmp_path / "damaged.parquet"
+    write_parquet(damaged, ["a"] * 100)
+    damaged.write_bytes(damaged.read_bytes()[: damaged.stat().st_size // 2])
+    assert "is not a Parquet file that can be read" in _one_line(
+        lambda: list(parquet_lines(str(damaged)))
+    )
+
+
+def test_without_pyarrow_the_error_names_the_extra(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = tmp_path / "c.parquet"
+    write_parquet(source, ["a"])
+    monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)  # its import fails
+    message = _one_line(lambda: check_column(str(source), "text"))
+    assert message == (
+        f"{source} is Parquet: reading it needs pyarrow, the arrow extra "
+        "(pip install 'brahmic-pua[arrow]')"
+    )
+    assert parquet.INSTALL in message
