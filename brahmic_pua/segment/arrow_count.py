@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from brahmic_pua.segment.pieces import SENTINELS, sure_starts
+from brahmic_pua.segment.sure_cuts import SENTINELS, sure_starts
 
 #: The environment variable that picks the count: ``python`` forces the pure count.
 COUNT_ENV = "BRAHMIC_PUA_COUNT"
@@ -216,7 +216,7 @@ def _summed(table: Any) -> Any:
 def _pieces(words: Any, policy: str) -> Any:
     """A table of the pieces of ``words`` (a table of words and counts) with their counts,
     each word cut before every sure start of ``policy`` as
-    :func:`~brahmic_pua.segment.pieces.split_pieces` cuts; None where every sentinel occurs in
+    :func:`~brahmic_pua.segment.sure_cuts.split_pieces` cuts; None where every sentinel occurs in
     the words."""
     import pyarrow as pa
     import pyarrow.compute as pc

@@ -22,7 +22,7 @@ from strategies import ALPHABET, nasty_texts
 from brahmic_pua.io.lines import batched
 from brahmic_pua.segment import arrow_count, counting
 from brahmic_pua.segment.counting import count_batches
-from brahmic_pua.segment.pieces import SENTINELS
+from brahmic_pua.segment.sure_cuts import SENTINELS
 from brahmic_pua.trainer import train_model
 
 require_extra("pyarrow", "arrow", "the count in Arrow")
