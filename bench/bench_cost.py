@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import statistics
 import sys
@@ -218,11 +219,24 @@ def compare_transformers(work: Path, repeat: int, threads: int) -> dict[str, tup
     return found
 
 
+def _has_pyarrow() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("pyarrow") is not None
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rows", nargs="+", choices=ROWS, default=DEFAULT_ROWS, metavar="ROW")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each, best kept")
     parser.add_argument("--num_threads", type=int, default=1)
+    parser.add_argument(
+        "--count",
+        choices=["auto", "python", "arrow"],
+        default="auto",
+        help="our trainer's count (BRAHMIC_PUA_COUNT): auto is Arrow from 16 MB where pyarrow "
+        "is installed (the arrow extra), python the pure count",
+    )
     parser.add_argument("--list", action="store_true", help="print the rows and stop")
     args = parser.parse_args()
     if args.list:
@@ -231,6 +245,9 @@ def main() -> None:
         print(f"decode: te.train 8k BPE models on the first {DECODE_BYTES:,} bytes of te.extra")
         print(f"transformers: the same models, a batch of the first {HF_LINES:,} lines of te.extra")
         return
+    if args.count != "auto":
+        os.environ["BRAHMIC_PUA_COUNT"] = args.count  # the trainers' processes inherit it
+    print(f"our count: {args.count}" + ("" if _has_pyarrow() else " (pyarrow not installed)"))
     if args.repeat < 3:
         print(f"note: best of {args.repeat}; the issue's numbers are best of 3 or more")
     header = f"{'row':34}{'corpus':>10}{'raw':>9}{'ours':>9}{'ratio':>8}  target"
