@@ -1,9 +1,14 @@
 """``SentencePieceTrainer``: spm training on clusters, writing one self-contained ``.model``.
 
-The corpus is scanned once (normalization, cluster counts, line lengths), the codec is built, its
-table is compiled into spm's normalizer and denormalizer rules, and spm trains on the raw
-(normalized) text, mapping clusters itself. The resulting model gets its orphan-mark pieces set
-UNUSED and the brahmic_pua manifest appended, and is moved into place with its ``.vocab``.
+The corpus is scanned once (normalization, cluster counts, line lengths) and the codec is built
+(:func:`train_model`); then :func:`_train` runs three steps, each returning what the next needs:
+:func:`_plan` (the alphabet, the vocab_size, the codec spm trains with, spm's options),
+:func:`_fit` (the codec's table compiled into spm's normalizer and denormalizer rules, spm
+training on the raw, normalized text and mapping clusters itself) and :func:`_finish` (codes no
+piece holds dropped, orphan-mark pieces set UNUSED, word starts, filters); :func:`_write` then
+appends the brahmic_pua manifest and moves the model into place with its ``.vocab``. Where spm
+says the vocab_size is too high, :func:`_made_at` probes smaller sizes (plan and fit only) for
+one that trains, to name it in the error.
 """
 
 from __future__ import annotations
@@ -59,7 +64,7 @@ from brahmic_pua.trainer.checks import (
     weakened_guarantees,
 )
 from brahmic_pua.trainer.coded_options import coded_options, required_clusters
-from brahmic_pua.trainer.corpus import Corpus, CorpusStats
+from brahmic_pua.trainer.corpus import Corpus
 from brahmic_pua.trainer.engine import count_clusters
 from brahmic_pua.trainer.fit import fit
 from brahmic_pua.trainer.normalizer_options import weakened
@@ -193,41 +198,41 @@ def train_model(arg: str | None = None, **kwargs: Any) -> TrainReport:
             keep_words=options.complete_word_starts and _model_type(options.spm) == "unigram",
         )
         codec = PUACodec.from_counts(counts.clusters, options.policy, options.scripts)
-        return _train(options, n, corpus, codec, counts.characters, warnings, counts.words)
+        inputs = _Inputs(options, n, corpus, codec, counts.characters, counts.words)
+        return _train(inputs, warnings)
     finally:
         corpus.close()
 
 
-def _train(
-    options: TrainOptions,
-    normalizer: Normalizer,
-    corpus: Corpus,
-    codec: PUACodec,
-    characters: Counter[str],
-    warnings: list[str],
-    words: Counter[str] | None = None,
-) -> TrainReport:
-    """Plan, fit, finish and write the model. ``codec``: every cluster the count found;
-    ``words``: the corpus's words with their counts, if the count kept them, for the word-start
-    pass."""
-    _check_text(corpus.stats.lines, characters)
-    plan = _plan(options, normalizer, corpus.stats, codec, characters, warnings)
+@dataclass(frozen=True)
+class _Inputs:
+    """What every step starts from: the options, N and the corpus as the count left it."""
+
+    options: TrainOptions
+    normalizer: Normalizer
+    corpus: Corpus
+    codec: PUACodec  # every cluster the count found
+    characters: Counter[str]
+    words: Counter[str] | None  # the corpus's words with their counts, if the count kept them
+
+
+def _train(given: _Inputs, warnings: list[str]) -> TrainReport:
+    """Plan, fit, finish and write the model; ``warnings``: those said so far, for the report."""
+    stats, options = given.corpus.stats, given.options
+    _check_text(stats.lines, given.characters)
+    plan = _plan(given, warnings)
     with temporary_folder("brahmic_pua_train_") as work, Phases(options.progress) as phases:
         try:
-            model, too_long = _fit(plan, options, normalizer, corpus, work, phases)
+            model, too_long = _fit(given, plan, work, phases)
         except _TooHigh as error:  # spm's "Vocabulary size too high", in our words
             phases.start("finding a vocab_size that trains")
-            trains = size_that_trains(
-                error.made,  # each probe plans from all the clusters again, as a rerun would
-                lambda size: _made_at(size, options, normalizer, corpus, codec, characters),
-            )
+            trains = size_that_trains(error.made, lambda size: _made_at(size, given))
             raise ValueError(vocab_too_large(error.message, trains)) from None
         if (cut := _cuts_note(plan.pretokenizer)) is not None:
             _warn(cut, warnings)
-        finished = _finish(model, plan, options, normalizer, corpus, words, work, phases)
+        finished = _finish(given, plan, model, work, phases)
         phases.start("writing the model")
-        model_file, vocab_file = _write(options, plan, normalizer, model, finished.codec)
-    stats = corpus.stats
+        model_file, vocab_file = _write(given, plan, model, finished.codec)
     report = TrainReport(
         model_file,
         vocab_file,
@@ -273,16 +278,11 @@ class _Plan:
     pretokenizer: ClusterPretokenizer | None
 
 
-def _plan(
-    options: TrainOptions,
-    normalizer: Normalizer,
-    stats: CorpusStats,
-    codec: PUACodec,
-    characters: Counter[str],
-    warnings: list[str],
-) -> _Plan:
+def _plan(given: _Inputs, warnings: list[str]) -> _Plan:
     """The alphabet, the vocab_size spm is given, the codec it trains with and the rest of its
     options; a warning (on stderr too) where the plan turns a guarantee off."""
+    options, normalizer, codec = given.options, given.normalizer, given.codec
+    characters, stats = given.characters, given.corpus.stats
     opts = dict(options.spm)
     symbols = symbol_counts(codec, characters, stats.lines)
     alphabet = _alphabet(opts, symbols, options.byte_fallback_given, warnings)
@@ -309,30 +309,17 @@ def _plan(
     return _Plan(opts, alphabet, vocab_size, codec, limit, prefix, pretokenizer)
 
 
-def _fit(
-    plan: _Plan,
-    options: TrainOptions,
-    normalizer: Normalizer,
-    corpus: Corpus,
-    work: str,
-    phases: Phases,
-) -> tuple[Any, int]:
+def _fit(given: _Inputs, plan: _Plan, work: str, phases: Phases) -> tuple[Any, int]:
     """spm's model and the lines it skipped (:func:`~brahmic_pua.trainer.fit.fit`). A
     pretokenizer's own failure is raised as itself, and spm's "Vocabulary size too high" as
     :class:`_TooHigh`."""
+    options, normalizer = given.options, given.normalizer
     spm_options = dict(plan.spm)
     coded_options(spm_options, plan.codec, normalizer, work)
-    user_rules = options.normalizer_choice.rules
+    read_log, user_rules = not options.spm_log, options.normalizer_choice.rules
     try:
         return fit(
-            corpus,
-            plan.codec,
-            normalizer,
-            spm_options,
-            work,
-            phases,
-            not options.spm_log,
-            user_rules,
+            given.corpus, plan.codec, normalizer, spm_options, work, phases, read_log, user_rules
         )
     except ValueError as error:
         pretokenizer = plan.pretokenizer
@@ -362,23 +349,18 @@ class _TooHigh(Exception):
         self.message = message
 
 
-def _made_at(
-    size: int,
-    options: TrainOptions,
-    normalizer: Normalizer,
-    corpus: Corpus,
-    codec: PUACodec,
-    characters: Counter[str],
-) -> int | None:
+def _made_at(size: int, given: _Inputs) -> int | None:
     """Train at vocab_size=``size`` as the user's rerun would (the alphabet planned for that
     size, from every cluster the count found), quietly and writing nothing: None when spm
     trains, else the pieces it made (-1 for any other failure, which ends the search)."""
-    trial = replace(options, spm={**options.spm, "vocab_size": size}, progress=False)
+    options = given.options
+    spm = {**options.spm, "vocab_size": size}
+    trial = replace(given, options=replace(options, spm=spm, progress=False))
     try:
         with contextlib.redirect_stderr(io.StringIO()):
-            plan = _plan(trial, normalizer, corpus.stats, codec, characters, [])
+            plan = _plan(trial, [])
             with temporary_folder("brahmic_pua_train_") as work, Phases(False) as phases:
-                _fit(plan, trial, normalizer, corpus, work, phases)
+                _fit(trial, plan, work, phases)
     except _TooHigh as again:
         return again.made
     except ValueError:
@@ -396,19 +378,11 @@ class _Finished:
     filters: FilterReport | None
 
 
-def _finish(
-    model: Any,
-    plan: _Plan,
-    options: TrainOptions,
-    normalizer: Normalizer,
-    corpus: Corpus,
-    words: Counter[str] | None,
-    work: str,
-    phases: Phases,
-) -> _Finished:
+def _finish(given: _Inputs, plan: _Plan, model: Any, work: str, phases: Phases) -> _Finished:
     """spm's ``model``, in place, made brahmic_pua's: codes no piece holds dropped, orphan and
     escape pieces disabled, word starts completed and the filters run (where asked), scores
     quantized (Unigram) and spm's vocab_size put back as given."""
+    options, normalizer, corpus = given.options, given.normalizer, given.corpus
     user_rules = options.normalizer_choice.rules
     codec = _drop_codes_without_piece(model, plan.codec, normalizer, work, phases, user_rules)
     disabled = _disable_pieces(model, codec, plan.prefix)
@@ -417,7 +391,7 @@ def _finish(
     if options.complete_word_starts:
         if model_type == "unigram":  # (the others are left alone)
             phases.start("completing word starts")
-        starts = complete_word_starts(model, corpus.lines(), words)
+        starts = complete_word_starts(model, corpus.lines(), given.words)
     filtered = None
     if options.filters:
         phases.start(f"filters ({', '.join(options.filters)})")
@@ -437,11 +411,10 @@ def _finish(
     return _Finished(codec, disabled, starts, filtered)
 
 
-def _write(
-    options: TrainOptions, plan: _Plan, normalizer: Normalizer, model: Any, codec: PUACodec
-) -> tuple[str, str]:
+def _write(given: _Inputs, plan: _Plan, model: Any, codec: PUACodec) -> tuple[str, str]:
     """The model, with its manifest, to ``model_writer`` (stock writes no file then), or
     ``<prefix>.model`` and ``.vocab`` together; the paths written ("" for a writer)."""
+    options, normalizer = given.options, given.normalizer
     user_rules = bool(options.normalizer_choice.rules)
     manifest = Manifest(codec, normalizer.mode, normalizer.folding, user_rules=user_rules)
     data = embed(model.SerializeToString(), manifest)
