@@ -131,6 +131,31 @@ def _spelled(data: bytes) -> str:
     return "".join(f"<0x{b:02X}>" for b in data)
 
 
+def _read(path: str | Path) -> tuple[Any, dict[str, Any]]:
+    """The ``tokenizers.Tokenizer`` of ``path`` and its JSON spec, or a one-line ValueError
+    (a bad file, a Rust panic, tokenizers not installed)."""
+    try:
+        module = importlib.import_module("tokenizers")
+    except ImportError:
+        raise ValueError(f"{path}: reading a tokenizer.json needs {INSTALL_HF}") from None
+    try:
+        tokenizer = _run_rust(lambda: module.Tokenizer.from_file(str(path)))
+        spec: dict[str, Any] = json.loads(_run_rust(tokenizer.to_str))
+    except BaseException as error:  # a bare Exception for a bad file, or a Rust panic
+        if not _panic_or_exception(error):
+            raise
+        hint = (
+            "; its model is inconsistent (e.g. a BPE merge whose parts or result are not in "
+            "its vocabulary): fix the file or save it again with tokenizers"
+            if _is_panic(error)
+            else ""
+        )
+        raise ValueError(
+            f"{path} is not a Hugging Face tokenizer.json ({_reason(error)}){hint}"
+        ) from None
+    return tokenizer, spec
+
+
 class HFTokenizer:
     """A Hugging Face ``tokenizer.json`` behind the processor interface that
     :mod:`brahmic_pua.evaluation.metrics` takes, so every metric has one definition for both kinds:
@@ -139,25 +164,7 @@ class HFTokenizer:
     of texts without special tokens; ``token_starts`` comes from the character offsets."""
 
     def __init__(self, path: str | Path) -> None:
-        try:
-            module = importlib.import_module("tokenizers")
-        except ImportError:
-            raise ValueError(f"{path}: reading a tokenizer.json needs {INSTALL_HF}") from None
-        try:
-            self._tokenizer = _run_rust(lambda: module.Tokenizer.from_file(str(path)))
-            spec = json.loads(_run_rust(self._tokenizer.to_str))
-        except BaseException as error:  # a bare Exception for a bad file, or a Rust panic
-            if not _panic_or_exception(error):
-                raise
-            hint = (
-                "; its model is inconsistent (e.g. a BPE merge whose parts or result are not in "
-                "its vocabulary): fix the file or save it again with tokenizers"
-                if _is_panic(error)
-                else ""
-            )
-            raise ValueError(
-                f"{path} is not a Hugging Face tokenizer.json ({_reason(error)}){hint}"
-            ) from None
+        self._tokenizer, spec = _read(path)
         model = spec["model"]
         self.kind: str = "tokenizer.json " + model["type"]
         byte_level = _has_type(spec.get("pre_tokenizer"), "ByteLevel") or _has_type(

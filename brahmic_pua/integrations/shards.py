@@ -81,29 +81,13 @@ def encode_corpus(
     return the index (also written as ``index.json``). Shards are ``shard_bytes`` of input
     text each (default 32 MiB, cut at line ends) or ``shard_lines`` lines; ``engine="ray"``
     runs ``workers`` Ray actors (on the cluster at ``ray_address``, else a local one)."""
-    if engine not in ENGINES:
-        raise ValueError(f"unknown engine {engine!r}: choose one of {', '.join(ENGINES)}")
-    if workers < 1:
-        raise ValueError(f"workers={workers} must be 1 or more")
-    if shard_bytes is not None and shard_lines is not None:
-        raise ValueError("give shard_bytes or shard_lines, not both")
-    for name, value in (("shard_bytes", shard_bytes), ("shard_lines", shard_lines)):
-        if value is not None and value < 1:
-            raise ValueError(f"{name}={value} must be 1 or more")
-    if ray_address is not None and engine != "ray":
-        raise ValueError("ray_address is for engine='ray'")
+    _check_arguments(engine, workers, ray_address, shard_bytes, shard_lines)
     if shard_lines is None and shard_bytes is None:
         shard_bytes = DEFAULT_SHARD_BYTES
     # Absolute paths: Ray workers may run elsewhere, and the index says where each line was.
     files = [os.path.abspath(name) for name in expand_inputs(inputs)]
-    data = read_model_file(model)
-    processor = SentencePieceProcessor.from_proto(data, source=str(model))
+    data, processor = _load(model)
     eos = processor.eos_id()
-    if eos < 0:
-        raise ValueError(
-            f"{model} has no eos piece (eos_id=-1): shards end every line with eos; "
-            "train with eos_id set (brahmic_pua's default is 2)"
-        )
     dtype = dtype_for(processor.get_piece_size())
     settings = _settings(data, files, dtype, eos, shard_bytes, shard_lines)
     groups = plan_spans(files, max_bytes=shard_bytes, max_lines=shard_lines)
@@ -132,6 +116,40 @@ def encode_corpus(
             with suppress(OSError):
                 directory.rmdir()
         raise
+
+
+def _check_arguments(
+    engine: str,
+    workers: int,
+    ray_address: str | None,
+    shard_bytes: int | None,
+    shard_lines: int | None,
+) -> None:
+    """Refuse arguments that do not go together, before any file is read."""
+    if engine not in ENGINES:
+        raise ValueError(f"unknown engine {engine!r}: choose one of {', '.join(ENGINES)}")
+    if workers < 1:
+        raise ValueError(f"workers={workers} must be 1 or more")
+    if shard_bytes is not None and shard_lines is not None:
+        raise ValueError("give shard_bytes or shard_lines, not both")
+    for name, value in (("shard_bytes", shard_bytes), ("shard_lines", shard_lines)):
+        if value is not None and value < 1:
+            raise ValueError(f"{name}={value} must be 1 or more")
+    if ray_address is not None and engine != "ray":
+        raise ValueError("ray_address is for engine='ray'")
+
+
+def _load(model: str | Path) -> tuple[bytes, SentencePieceProcessor]:
+    """The model's bytes (for its sha256 and the workers) and its processor; refused without
+    an eos piece, which ends every line in a shard."""
+    data = read_model_file(model)
+    processor = SentencePieceProcessor.from_proto(data, source=str(model))
+    if processor.eos_id() < 0:
+        raise ValueError(
+            f"{model} has no eos piece (eos_id=-1): shards end every line with eos; "
+            "train with eos_id set (brahmic_pua's default is 2)"
+        )
+    return data, processor
 
 
 def _write(

@@ -2,14 +2,15 @@
 
 A model file is untrusted input, and so is its path: ``--model /dev/zero`` once grew to 16.5
 GB before it was killed, and a 540 MB corpus given by mistake was read whole just to be called
-"a text file". So :func:`read_model_file` looks before it reads:
+"a text file". So :func:`read_model_file` looks before it reads, through the one bounded reader
+(:func:`~brahmic_pua.io.bounded.read_bounded`):
 
 * the size, from ``fstat``: a regular file larger than :data:`MAX_MODEL_BYTES` is refused
   without reading a byte;
-* the first :data:`HEAD_BYTES`: text (a corpus, a ``.vocab``, JSON: the usual mix-ups) is
-  named as such, and bytes whose top-level fields are not protobuf's wire format (a field
-  number 0, a wire type protobuf has not, a field running past the file's end) are refused
-  there;
+* the first :data:`~brahmic_pua.io.bounded.HEAD_BYTES` (64 KiB): text (a corpus, a
+  ``.vocab``, JSON: the usual mix-ups) is named as such, and bytes whose top-level fields are
+  not protobuf's wire format (a field number 0, a wire type protobuf has not, a field running
+  past the file's end) are refused there;
 * the rest is read in chunks, and a file that is not regular (a FIFO, a device, ``/proc``)
   stops at :data:`MAX_MODEL_BYTES` too, whatever it claims.
 
@@ -20,11 +21,10 @@ it here (the processor, the normalizer, ``filter``, ``repair``, sharded encoding
 
 from __future__ import annotations
 
-import os
-import stat
 from pathlib import Path
 from typing import Final
 
+from brahmic_pua.io.bounded import TooLarge, read_bounded
 from brahmic_pua.io.wording import counted
 from brahmic_pua.model.manifest import ModelReadError, NotAModelError, _not_a_model, _text_head
 
@@ -32,9 +32,6 @@ from brahmic_pua.model.manifest import ModelReadError, NotAModelError, _not_a_mo
 #: 32-bit signed), so a larger file could never load; the biggest real models are far smaller
 #: (a 256,000-piece model is about 5 MB).
 MAX_MODEL_BYTES: Final[int] = (2 << 30) - 1
-#: How much is read, and checked, before the rest.
-HEAD_BYTES: Final[int] = 64 << 10
-_CHUNK = 16 << 20
 _FIX = "give the .model file that training wrote"
 #: Protobuf's wire types: varint, 64-bit, length-delimited, group start, 32-bit.
 _WIRE_TYPES = frozenset({0, 1, 2, 3, 5})
@@ -45,22 +42,13 @@ def read_model_file(path: str | Path) -> bytes:
     cannot be read, is too large, or does not start as a ModelProto."""
     name = str(path)
     try:
-        with open(path, "rb") as file:
-            info = os.fstat(file.fileno())
-            known = info.st_size if stat.S_ISREG(info.st_mode) and info.st_size else None
-            if known is not None and known > MAX_MODEL_BYTES:
-                raise _too_large(name, counted(known, "byte"))
-            head = file.read(HEAD_BYTES)
-            _check_head(head, name, known if len(head) == HEAD_BYTES else len(head))
-            chunks, total = [head], len(head)
-            while len(head) == HEAD_BYTES and (chunk := file.read(_CHUNK)):
-                total += len(chunk)
-                if total > MAX_MODEL_BYTES:
-                    raise _too_large(name, f"over {counted(total, 'byte')} and not at its end")
-                chunks.append(chunk)
+        return read_bounded(
+            path, MAX_MODEL_BYTES, "model", head=lambda head, size: _check_head(head, name, size)
+        )
+    except TooLarge as error:
+        raise _too_large(name, error.size) from None
     except OSError as error:
         raise ModelReadError(f"cannot read model {name}: {error.strerror}") from None
-    return b"".join(chunks)
 
 
 def _too_large(name: str, size: str) -> NotAModelError:

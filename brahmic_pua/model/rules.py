@@ -84,10 +84,39 @@ def normalizer_rules(
         return base
     rules = dict(_kept_by_n(base, normalizer))
     fold = LongestMatch(rules)
+    users = {source for source, _ in user}
+    wanted, joinable = _texts_to_spell(base, rules, users, normalizer, codec)
+    extra: dict[str, str] = {}
+    # A user's rule for a text N changes: stock meets the text, brahmic_pua only its N, so the
+    # rule gives what the rules make of N(text), as a spelling does.
+    for source in users:
+        if source not in rules:
+            extra[source] = fold(normalizer(source))
+    extra |= _respellings(wanted, rules, extra, normalizer, fold)
+    if normalizer.strips_zwj:  # a ZWJ typed inside what N then composes or reorders: ळ ZWJ ़
+        extra |= _joined_spellings(joinable, rules, extra, normalizer, fold)
+    sources = rules.keys() | extra.keys()
+    kept = [
+        (s, t)
+        for s, t in extra.items()  # a source has at most as many prefixes as characters
+        if len(s) < MAX_SHARED_PREFIXES or _shared_prefixes(s, sources) < MAX_SHARED_PREFIXES
+    ]
+    return list(rules.items()) + kept
+
+
+def _texts_to_spell(
+    base: list[tuple[str, str]],
+    rules: dict[str, str],
+    users: set[str],
+    normalizer: Normalizer,
+    codec: PUACodec,
+) -> tuple[list[str], list[str]]:
+    """The texts whose other spellings get a rule, in the order they are tried (a spelling
+    gets the rule of the first text it spells), and those whose spellings with a ZWJ typed
+    inside get one too (under nepali-lm)."""
     characters, letters, letters_followed = unicode_texts()
     # A user's rules (maybe a whole NFKC table) are spelled only where they can be spelled
     # otherwise; the codec's own are followed by marks and joiners as below.
-    users = {source for source, _ in user}
     ours = [source for source in rules if source not in users]
     wanted = [*ours, *(source for source in rules if source in users and _respelled(source))]
     wanted += characters
@@ -106,38 +135,49 @@ def normalizer_rules(
     wanted += folded
     if normalizer.strips_zwj:
         wanted += [ZWJ, *(text for source in [*ours, *folded] for text in _with_zwj(source))]
-    extra: dict[str, str] = {}
-    # A user's rule for a text N changes: stock meets the text, brahmic_pua only its N, so the
-    # rule gives what the rules make of N(text), as a spelling does.
-    for source in users:
-        if source not in rules:
-            extra[source] = fold(normalizer(source))
-    for text in wanted:
-        # N begins with NFC, so every spelling of a text has the N (and the rule) of the text.
+    return wanted, [*letters, *followed]
+
+
+def _respellings(
+    texts: list[str],
+    rules: dict[str, str],
+    extra: dict[str, str],
+    normalizer: Normalizer,
+    fold: LongestMatch,
+) -> dict[str, str]:
+    """A rule for every other spelling of ``texts`` that ``rules`` and ``extra`` lack: what
+    the rules make of the text's N (N begins with NFC, so every spelling of a text has the N,
+    and the rule, of the text); a spelling two texts share gets the first one's."""
+    found: dict[str, str] = {}
+    for text in texts:
         normal = target = None
         for spelled in spellings(text):
-            if spelled in rules or spelled in extra:
+            if spelled in rules or spelled in extra or spelled in found:
                 continue
             normal = normalizer(text) if normal is None else normal
             if normal != spelled:
                 target = fold(normal) if target is None else target
-                extra[spelled] = target
-    if (
-        normalizer.strips_zwj
-    ):  # a ZWJ typed inside what N then composes or reorders: ळ ZWJ ़, च े ् ZWJ ़
-        for text in [*letters, *followed]:
-            target = None
-            for joined in (j for spelled in spellings(text) for j in _with_zwj(spelled)):
-                if joined not in rules and joined not in extra:
-                    target = fold(normalizer(text)) if target is None else target
-                    extra[joined] = target
-    sources = rules.keys() | extra.keys()
-    kept = [
-        (s, t)
-        for s, t in extra.items()  # a source has at most as many prefixes as characters
-        if len(s) < MAX_SHARED_PREFIXES or _shared_prefixes(s, sources) < MAX_SHARED_PREFIXES
-    ]
-    return list(rules.items()) + kept
+                found[spelled] = target
+    return found
+
+
+def _joined_spellings(
+    texts: list[str],
+    rules: dict[str, str],
+    extra: dict[str, str],
+    normalizer: Normalizer,
+    fold: LongestMatch,
+) -> dict[str, str]:
+    """A rule for every spelling of ``texts`` with a ZWJ typed inside (``ळ ZWJ ़``, ``च े ्
+    ZWJ ़``) that ``rules`` and ``extra`` lack: what the rules make of the text's N."""
+    found: dict[str, str] = {}
+    for text in texts:
+        target = None
+        for joined in (j for spelled in spellings(text) for j in _with_zwj(spelled)):
+            if joined not in rules and joined not in extra and joined not in found:
+                target = fold(normalizer(text)) if target is None else target
+                found[joined] = target
+    return found
 
 
 @cache

@@ -54,64 +54,80 @@ def fit(
     display; ``read_log``: spm's log may be read for it (the caller did not ask for it);
     ``user_rules``: a user's normalizer rules, in both the training rules and the complete ones
     (spm trains on the text they rewrite, as stock does)."""
-    limit = int(options["max_sentence_length"])
-    too_long = 0
-    if corpus.stats.longest_line_bytes > limit:
-        too_long = sum(len(text.encode("utf-8")) > limit for text in corpus.lines())
-    forward, backward = training_rule_files(codec, normalizer, user_rules)
+    too_long = _lines_too_long(corpus, int(options["max_sentence_length"]))
+    rules = training_rule_files(codec, normalizer, user_rules)
     path = corpus.spm_input()
     source: dict[str, Any] = {"input": path}
     stop = threading.Event()  # set when this thread stops waiting: the iterator ends spm
     if path is None:
         source = {"sentence_iterator": _escaped(corpus.lines(), stop)}
-    prefix = Path(work, "model")
     phases = phases if phases is not None else Phases(False)
     label = f"training SentencePiece ({str(options.get('model_type', 'unigram')).lower()})"
     log = None
     if read_log and phases.enabled:  # (thread 0: no lines shown until spm's thread is known)
         log = SpmLog(lambda say: phases.show(say, label), thread=0)
+
+    def complete(level: int) -> bytes:  # the model's full rules, with spm's log level
+        return _run(
+            lambda: compile_rules(*rule_files(codec, normalizer, user_rules), work, level)[0]
+        )
+
     with captured(log) as capture, phases.writing_to(capture.stderr):
         spm_options = {**options, "minloglevel": 0} if capture.active else options
-        level = int(spm_options.get("minloglevel", 2))
-
-        def train() -> None:
-            if log is not None:
-                log.thread = threading.get_native_id()
-                log.running = True
-            try:
-                spm.SentencePieceTrainer.train(
-                    **source,
-                    model_prefix=str(prefix),
-                    normalization_rule_tsv=_write(work, "normalize.tsv", forward),
-                    denormalization_rule_tsv=_write(work, "denormalize.tsv", backward),
-                    **spm_options,
-                )
-            finally:
-                if log is not None:
-                    log.started.set()
-
-        def complete(level: int = level) -> bytes:  # spm's level: alongside, the training's
-            return _run(
-                lambda: compile_rules(*rule_files(codec, normalizer, user_rules), work, level)[0]
-            )
-
+        level = int(spm_options.get("minloglevel", 2))  # alongside, the training's
+        train = _training(source, spm_options, work, rules, log)
         # spm's own log on stderr (minloglevel < 2, asked for): no line redrawn over it
         live = capture.active or level >= 2 or "logstream" in options
         phases.start(label, live)
-        if not normalizer.composes:  # without NFC, the codec's rules are all the rules
-            charsmap = _alongside(train, None, stop)
-        elif path:
-            charsmap = _alongside(train, complete, stop, phases)
-        else:
-            charsmap = _alongside(train, None, stop)
+        # Without NFC the codec's rules are all the rules; from Python, spm holds the GIL.
+        alongside = normalizer.composes and bool(path)
+        charsmap = _alongside(train, (lambda: complete(level)) if alongside else None, stop, phases)
     if normalizer.composes and not path:  # spm took the GIL for every line: one after the other
         phases.start("compiling rules")
         charsmap = complete(int(options.get("minloglevel", 2)))
     phases.end()
-    model = parse_model(Path(f"{prefix}.model").read_bytes())
+    model = parse_model(Path(work, "model.model").read_bytes())
     if charsmap is not None:
         model.normalizer_spec.precompiled_charsmap = charsmap
     return model, too_long
+
+
+def _lines_too_long(corpus: Corpus, limit: int) -> int:
+    """How many of the corpus's lines spm skips as longer than ``limit`` bytes."""
+    if corpus.stats.longest_line_bytes <= limit:
+        return 0
+    return sum(len(text.encode("utf-8")) > limit for text in corpus.lines())
+
+
+def _training(
+    source: dict[str, Any],
+    options: dict[str, Any],
+    work: str,
+    rules: tuple[str, str],
+    log: SpmLog | None,
+) -> Callable[[], None]:
+    """spm's training, to run on a thread of its own: the model to ``work``/model.model, from
+    ``source`` (a line file or an iterator) with the training ``rules`` (forward, backward)
+    written into ``work``; ``log`` learns which thread is spm's."""
+    forward, backward = rules
+
+    def train() -> None:
+        if log is not None:
+            log.thread = threading.get_native_id()
+            log.running = True
+        try:
+            spm.SentencePieceTrainer.train(
+                **source,
+                model_prefix=str(Path(work, "model")),
+                normalization_rule_tsv=_write(work, "normalize.tsv", forward),
+                denormalization_rule_tsv=_write(work, "denormalize.tsv", backward),
+                **options,
+            )
+        finally:
+            if log is not None:
+                log.started.set()
+
+    return train
 
 
 #: spm's training threads, the running one and any left running by an interrupted training.

@@ -199,22 +199,7 @@ def build_options(arg: str | None, kwargs: Mapping[str, Any], progress: bool) ->
 
 
 def _build_options(arg: str | None, kwargs: Mapping[str, Any], progress: bool) -> TrainOptions:
-    given: dict[str, Any] = dict(parse_flag_string(arg)) if arg else {}
-    given.update(kwargs)
-    unknown = sorted(set(given) - known_options())
-    if unknown:
-        named = [_with_hint(name) for name in unknown]
-        raise ValueError(f"unknown trainer option(s): {', '.join(named)}")
-    if str(given.get("input_format", "")).lower() not in ("", "text"):
-        raise ValueError(
-            f"input_format={given['input_format']!r} is not supported by brahmic_pua's trainer "
-            "(clusters are counted per line of text): write one sentence a line, a sentence "
-            "repeated for its frequency, or pass sentence_iterator="
-        )
-    if "sentence_reader" in given:  # stock's other name for it
-        if "sentence_iterator" in given:
-            raise ValueError("sentence_reader is sentence_iterator: give one")
-        given["sentence_iterator"] = given.pop("sentence_reader")
+    given = _given(arg, kwargs)
     options = TrainOptions(spm={**DEFAULTS})
     options.normalizer_choice = choice = read_normalizer_options(given)
     given.update(choice.flags)
@@ -231,16 +216,9 @@ def _build_options(arg: str | None, kwargs: Mapping[str, Any], progress: bool) -
     folding = given.pop("folding_rules", None)
     options.folding_rules = None if folding is None else str(folding)
     options.progress = read_bool("progress", given.pop("progress", progress))
-    starts = given.pop("complete_word_starts", None)
-    options.complete_word_starts = options.pretokenizer is None
-    if starts is not None:
-        options.complete_word_starts = read_bool("complete_word_starts", starts)
-        if options.complete_word_starts and options.pretokenizer is not None:
-            raise ValueError(
-                'complete_word_starts adds "▁" + piece pieces spm did not learn, which could '
-                "cross the pretokenizer's splits; leave complete_word_starts out with a "
-                "pretokenizer"
-            )
+    options.complete_word_starts = _word_starts(
+        given.pop("complete_word_starts", None), options.pretokenizer is not None
+    )
     _nepbpe_options(options, given)
     options.sentence_iterator = given.pop("sentence_iterator", None)
     given.pop("input_format", None)
@@ -292,6 +270,41 @@ def _text_column(options: TrainOptions, column: Any) -> None:
             "and no input is Parquet: leave text_column out for text files"
         )
     options.text_column = column
+
+
+def _given(arg: str | None, kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """The string and keyword forms merged, every name known and the input a text."""
+    given: dict[str, Any] = dict(parse_flag_string(arg)) if arg else {}
+    given.update(kwargs)
+    unknown = sorted(set(given) - known_options())
+    if unknown:
+        named = [_with_hint(name) for name in unknown]
+        raise ValueError(f"unknown trainer option(s): {', '.join(named)}")
+    if str(given.get("input_format", "")).lower() not in ("", "text"):
+        raise ValueError(
+            f"input_format={given['input_format']!r} is not supported by brahmic_pua's trainer "
+            "(clusters are counted per line of text): write one sentence a line, a sentence "
+            "repeated for its frequency, or pass sentence_iterator="
+        )
+    if "sentence_reader" in given:  # stock's other name for it
+        if "sentence_iterator" in given:
+            raise ValueError("sentence_reader is sentence_iterator: give one")
+        given["sentence_iterator"] = given.pop("sentence_reader")
+    return given
+
+
+def _word_starts(given: object, pretokenizer: bool) -> bool:
+    """``complete_word_starts``: on unless given off, or left out with a pretokenizer."""
+    if given is None:
+        return not pretokenizer
+    starts = read_bool("complete_word_starts", given)
+    if starts and pretokenizer:
+        raise ValueError(
+            'complete_word_starts adds "▁" + piece pieces spm did not learn, which could '
+            "cross the pretokenizer's splits; leave complete_word_starts out with a "
+            "pretokenizer"
+        )
+    return starts
 
 
 def _output_options(options: TrainOptions, given: dict[str, Any]) -> None:

@@ -1,9 +1,14 @@
 """``SentencePieceTrainer``: spm training on clusters, writing one self-contained ``.model``.
 
-The corpus is scanned once (normalization, cluster counts, line lengths), the codec is built, its
-table is compiled into spm's normalizer and denormalizer rules, and spm trains on the raw
-(normalized) text, mapping clusters itself. The resulting model gets its orphan-mark pieces set
-UNUSED and the brahmic_pua manifest appended, and is moved into place with its ``.vocab``.
+The corpus is scanned once (normalization, cluster counts, line lengths) and the codec is built
+(:func:`train_model`); then :func:`_train` runs three steps, each returning what the next needs:
+:func:`_plan` (the alphabet, the vocab_size, the codec spm trains with, spm's options),
+:func:`_fit` (the codec's table compiled into spm's normalizer and denormalizer rules, spm
+training on the raw, normalized text and mapping clusters itself) and :func:`_finish` (codes no
+piece holds dropped, orphan-mark pieces set UNUSED, word starts, filters); :func:`_write` then
+appends the brahmic_pua manifest and moves the model into place with its ``.vocab``. Where spm
+says the vocab_size is too high, :func:`_made_at` probes smaller sizes (plan and fit only) for
+one that trains, to name it in the error.
 """
 
 from __future__ import annotations
@@ -201,11 +206,289 @@ def train_model(arg: str | None = None, **kwargs: Any) -> TrainReport:
             keep_words=options.complete_word_starts and _model_type(options.spm) == "unigram",
         )
         codec = PUACodec.from_counts(counts.clusters, options.policy, options.scripts)
-        report = _train(options, n, corpus, codec, counts.characters, warnings, counts.words)
-        assert report is not None  # (None only for a probe)
-        return report
+        inputs = _Inputs(options, n, corpus, codec, counts.characters, counts.words)
+        return _train(inputs, warnings)
     finally:
         corpus.close()
+
+
+@dataclass(frozen=True)
+class _Inputs:
+    """What every step starts from: the options, N and the corpus as the count left it."""
+
+    options: TrainOptions
+    normalizer: Normalizer
+    corpus: Corpus
+    codec: PUACodec  # every cluster the count found
+    characters: Counter[str]
+    words: Counter[str] | None  # the corpus's words with their counts, if the count kept them
+
+
+def _train(given: _Inputs, warnings: list[str]) -> TrainReport:
+    """Plan, fit, finish and write the model; ``warnings``: those said so far, for the report."""
+    stats, options = given.corpus.stats, given.options
+    _check_text(stats.lines, given.characters)
+    plan = _plan(given, warnings)
+    with temporary_folder("brahmic_pua_train_") as work, Phases(options.progress) as phases:
+        try:
+            model, too_long = _fit(given, plan, work, phases)
+        except _TooHigh as error:  # spm's "Vocabulary size too high", in our words
+            phases.start("finding a vocab_size that trains")
+            trains = size_that_trains(error.made, lambda size: _made_at(size, given))
+            raise ValueError(vocab_too_large(error.message, trains)) from None
+        if (cut := _cuts_note(plan.pretokenizer)) is not None:
+            _warn(cut, warnings)
+        finished = _finish(given, plan, model, work, phases)
+        phases.start("writing the model")
+        model_file, vocab_file = _write(given, plan, model, finished.codec)
+    report = TrainReport(
+        model_file,
+        vocab_file,
+        stats.lines,
+        len(finished.codec),
+        plan.alphabet,
+        plan.max_sentence_length,
+        too_long,
+        stats.lines_with_block,
+        finished.disabled,
+        tuple(warnings),
+        finished.filters,
+        finished.word_starts,
+        len(model.pieces),
+        sum(piece.type == UNUSED for piece in model.pieces),
+    )
+    if options.progress or int(plan.spm.get("minloglevel", 2)) < 2:
+        print(report.summary(), file=sys.stderr)
+    return report
+
+
+def _check_text(lines: int, characters: Counter[str]) -> None:
+    """Refuse a corpus with no text to train on, before anything is planned."""
+    if lines == 0:
+        raise ValueError("the corpus is empty: give at least one non-empty line")
+    if not any(not ch.isspace() for ch in characters):
+        raise ValueError(
+            f"the corpus has no text: {counted(lines, 'line')}, all blank; give at least "
+            "one line with text"
+        )
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What spm is given, planned from the count, and what the finished model keeps of it."""
+
+    spm: dict[str, Any]  # spm's options, completed (model_prefix taken out)
+    alphabet: AlphabetPlan
+    vocab_size: int  # as given, where spm's is cut to the corpus's bound
+    codec: PUACodec  # the clusters the alphabet keeps, and the required ones
+    max_sentence_length: int
+    prefix: str  # model_prefix ("" with a model_writer)
+    pretokenizer: ClusterPretokenizer | None
+
+
+def _plan(given: _Inputs, warnings: list[str]) -> _Plan:
+    """The alphabet, the vocab_size spm is given, the codec it trains with and the rest of its
+    options; a warning (on stderr too) where the plan turns a guarantee off."""
+    options, normalizer, codec = given.options, given.normalizer, given.codec
+    characters, stats = given.characters, given.corpus.stats
+    opts = dict(options.spm)
+    symbols = symbol_counts(codec, characters, stats.lines)
+    alphabet = _alphabet(opts, symbols, options.byte_fallback_given, warnings)
+    vocab_size = _bounded_vocab_size(opts, len(symbols), sum(characters.values()))
+    required = required_clusters(str(opts.get("required_chars", "")), codec, normalizer)
+    codec = codec.restricted([*coded_clusters(codec, symbols, alphabet.kept), *required])
+    # spm measures lines in bytes; a cluster's code may take 4 bytes where its text took 3.
+    needed = stats.longest_line_bytes * 4 // 3 + 16
+    if "max_sentence_length" not in opts:
+        opts["max_sentence_length"] = max(
+            DEFAULT_MAX_SENTENCE_LENGTH, min(needed, MAX_DEFAULT_SENTENCE_LENGTH)
+        )
+    prefix = str(opts.pop("model_prefix", ""))
+    pretokenizer = None
+    if options.pretokenizer is not None:
+        pretokenizer = ClusterPretokenizer(
+            options.pretokenizer, codec, options.allow_inconsistent_pretokenization
+        )
+        opts["pretokenizer"] = pretokenizer
+        opts["allow_inconsistent_pretokenization"] = options.allow_inconsistent_pretokenization
+    if (nothing := no_brahmic_text(codec)) is not None:  # after the checks that fail at once
+        _warn(nothing, warnings)
+    limit = int(opts["max_sentence_length"])
+    return _Plan(opts, alphabet, vocab_size, codec, limit, prefix, pretokenizer)
+
+
+def _fit(given: _Inputs, plan: _Plan, work: str, phases: Phases) -> tuple[Any, int]:
+    """spm's model and the lines it skipped (:func:`~brahmic_pua.trainer.fit.fit`). A
+    pretokenizer's own failure is raised as itself, and spm's "Vocabulary size too high" as
+    :class:`_TooHigh`."""
+    options, normalizer = given.options, given.normalizer
+    spm_options = dict(plan.spm)
+    coded_options(spm_options, plan.codec, normalizer, work)
+    read_log, user_rules = not options.spm_log, options.normalizer_choice.rules
+    try:
+        return fit(
+            given.corpus, plan.codec, normalizer, spm_options, work, phases, read_log, user_rules
+        )
+    except ValueError as error:
+        pretokenizer = plan.pretokenizer
+        if pretokenizer is not None and (failed := pretokenizer.error()) is not None:
+            raise failed from pretokenizer.failure
+        if (limit_hit := spm_vocab_limit(str(error))) is None:
+            raise
+        raise _TooHigh(limit_hit[1], str(error)) from None
+
+
+def _cuts_note(pretokenizer: ClusterPretokenizer | None) -> str | None:
+    """The warning for a pretokenizer that cut inside clusters while spm trained, or None."""
+    if pretokenizer is None or not (cuts := pretokenizer.cuts_inside_clusters):
+        return None
+    return (
+        f"the pretokenizer cut inside a cluster {counted(cuts, 'time')}; those cuts were not "
+        "kept: a cluster is one symbol to SentencePiece"
+    )
+
+
+class _TooHigh(Exception):
+    """spm's "Vocabulary size too high": its ``message``, and how many pieces it ``made``."""
+
+    def __init__(self, made: int, message: str) -> None:
+        super().__init__(made)
+        self.made = made
+        self.message = message
+
+
+def _made_at(size: int, given: _Inputs) -> int | None:
+    """Train at vocab_size=``size`` as the user's rerun would (the alphabet planned for that
+    size, from every cluster the count found), quietly and writing nothing: None when spm
+    trains, else the pieces it made (-1 for any other failure, which ends the search)."""
+    options = given.options
+    spm = {**options.spm, "vocab_size": size}
+    trial = replace(given, options=replace(options, spm=spm, progress=False))
+    try:
+        with contextlib.redirect_stderr(io.StringIO()):
+            plan = _plan(trial, [])
+            with temporary_folder("brahmic_pua_train_") as work, Phases(False) as phases:
+                _fit(trial, plan, work, phases)
+    except _TooHigh as again:
+        return again.made
+    except ValueError:
+        return -1
+    return None
+
+
+@dataclass(frozen=True)
+class _Finished:
+    """What finishing the model changed, for the report."""
+
+    codec: PUACodec  # without the clusters no piece holds
+    disabled: int  # orphan and escape pieces set UNUSED
+    word_starts: int  # pieces swapped for word starts
+    filters: FilterReport | None
+
+
+def _finish(given: _Inputs, plan: _Plan, model: Any, work: str, phases: Phases) -> _Finished:
+    """spm's ``model``, in place, made brahmic_pua's: codes no piece holds dropped, orphan and
+    escape pieces disabled, word starts completed and the filters run (where asked), scores
+    quantized (Unigram) and spm's vocab_size put back as given."""
+    options, normalizer, corpus = given.options, given.normalizer, given.corpus
+    user_rules = options.normalizer_choice.rules
+    codec = _drop_codes_without_piece(model, plan.codec, normalizer, work, phases, user_rules)
+    disabled = _disable_pieces(model, codec, plan.prefix)
+    model_type = _model_type(plan.spm)
+    starts = 0
+    if options.complete_word_starts:
+        if model_type == "unigram":  # (the others are left alone)
+            phases.start("completing word starts")
+        starts = complete_word_starts(model, corpus.lines(), given.words)
+    filtered = None
+    if options.filters:
+        phases.start(f"filters ({', '.join(options.filters)})")
+        filtered = filter_model(
+            model,
+            options.filters,
+            codec=codec,
+            normalizer=normalizer,
+            seeds=options.seeds,
+            corpus=corpus.lines(),
+            theta=options.theta,
+            theta_per_million=options.theta_per_million,
+        )
+    if model_type == "unigram":  # every sentencepiece release adds these up alike
+        quantize_scores(model)
+    model.trainer_spec.vocab_size = plan.vocab_size  # as given, where it was cut to the bound
+    return _Finished(codec, disabled, starts, filtered)
+
+
+def _write(given: _Inputs, plan: _Plan, model: Any, codec: PUACodec) -> tuple[str, str]:
+    """The model, with its manifest, to ``model_writer`` (stock writes no file then), or
+    ``<prefix>.model`` and ``.vocab`` together; the paths written ("" for a writer)."""
+    options, normalizer = given.options, given.normalizer
+    user_rules = bool(options.normalizer_choice.rules)
+    manifest = Manifest(codec, normalizer.mode, normalizer.folding, user_rules=user_rules)
+    data = embed(model.SerializeToString(), manifest)
+    if options.model_writer is not None:
+        options.model_writer.write(data)
+        return "", ""
+    scores = read_bool(
+        "vocabulary_output_piece_score", options.spm.get("vocabulary_output_piece_score", True)
+    )
+    model_file, vocab_file = f"{plan.prefix}.model", f"{plan.prefix}.vocab"
+    write_atomic_many({model_file: data, vocab_file: vocab_text(model, codec, scores)})
+    return model_file, vocab_file
+
+
+def _warn(note: str, warnings: list[str]) -> None:
+    """A warning on stderr at once, and in the report's list."""
+    print(f"brahmic_pua: {note}", file=sys.stderr)
+    warnings.append(note)
+
+
+def _drop_codes_without_piece(
+    model: Any,
+    codec: PUACodec,
+    normalizer: Normalizer,
+    work: str,
+    phases: Phases,
+    user_rules: tuple[tuple[str, str], ...],
+) -> PUACodec:
+    """The codec without clusters that no piece holds (character_coverage can drop a code we
+    planned to keep), with the model's rules recompiled to match; usually nothing to do.
+
+    A code is kept if any piece holds it, not only a piece of its own: a word model's pieces
+    are whole words, with no piece for a lone cluster (keeping only those would empty the
+    codec and leave every word piece unreachable). In the other types every kept code has a
+    piece of its own, so the two readings agree."""
+    usable = {ch for p in model.pieces if p.type in (NORMAL, USER_DEFINED) for ch in p.piece}
+    kept = [cluster for code, cluster in codec.code_pairs() if code in usable]
+    if len(kept) == len(codec):
+        return codec
+    codec = codec.restricted(kept)
+    phases.start("compiling rules again, for the clusters spm kept")
+    forward, backward = compile_rules(*rule_files(codec, normalizer, user_rules), work)
+    model.normalizer_spec.precompiled_charsmap = forward
+    model.denormalizer_spec.precompiled_charsmap = backward
+    return codec
+
+
+_RESERVED = re.compile(f"[{''.join(sorted(RESERVED))}]")
+
+
+def _disable_pieces(model: Any, codec: PUACodec, prefix: str) -> int:
+    """Disable orphan and escape pieces; drop temporary paths so output is reproducible."""
+
+    escaped = _RESERVED.search  # an escape code in a piece: no segmentation may use it
+    marks, _ = mark_start_ids(model, lambda piece: "" if escaped(piece) else codec.decode(piece))
+    escapes = [i for i, p in enumerate(model.pieces) if p.type == NORMAL and escaped(p.piece)]
+    ids = sorted({*marks, *escapes})
+    set_unused(model, ids)
+    disabled = len(ids)
+    model.trainer_spec.model_prefix = Path(prefix).name
+    del model.trainer_spec.input[:]  # spm's line file, a temporary path
+    model.normalizer_spec.normalization_rule_tsv = ""
+    model.denormalizer_spec.normalization_rule_tsv = ""
+    model.normalizer_spec.name = "brahmic_pua"
+    model.denormalizer_spec.name = "brahmic_pua"
+    return disabled
 
 
 def _bounded_vocab_size(opts: dict[str, Any], symbols: int, characters: int) -> int:
@@ -272,8 +555,7 @@ def _alphabet(
                 "without it (stock's default), which turns off guarantee 1, decode(encode(s)) "
                 f"== N(s), for characters without a piece (with it: {error})"
             )
-            print(f"brahmic_pua: {note}", file=sys.stderr)
-            warnings.append(note)
+            _warn(note, warnings)
         elif soft:
             alphabet = _stock_coverage(symbols)
         else:
@@ -286,224 +568,6 @@ def _stock_coverage(symbols: Counter[str]) -> AlphabetPlan:
     """spm's default character_coverage, for hard_vocab_limit=false: spm's to decide."""
     kept = kept_at(sorted(symbols.values(), reverse=True), SPM_COVERAGE)
     return AlphabetPlan(len(symbols), kept, SPM_COVERAGE)
-
-
-def _train(
-    options: TrainOptions,
-    normalizer: Normalizer,
-    corpus: Corpus,
-    codec: PUACodec,
-    characters: Counter[str],
-    warnings: list[str],
-    words: Counter[str] | None = None,
-    probe: bool = False,
-) -> TrainReport | None:
-    """Plan, train and write the model (``probe``: train only, writing nothing). ``words``:
-    the corpus's words with their counts, if the count kept them, for the word-start pass."""
-    opts = dict(options.spm)
-    stats = corpus.stats
-    if stats.lines == 0:
-        raise ValueError("the corpus is empty: give at least one non-empty line")
-    if not any(not ch.isspace() for ch in characters):
-        raise ValueError(
-            f"the corpus has no text: {counted(stats.lines, 'line')}, all blank; give at least "
-            "one line with text"
-        )
-    model_type = _model_type(opts)
-    symbols = symbol_counts(codec, characters, stats.lines)
-    alphabet = _alphabet(opts, symbols, options.byte_fallback_given, warnings)
-    vocab_size = _bounded_vocab_size(opts, len(symbols), sum(characters.values()))
-    required = required_clusters(str(opts.get("required_chars", "")), codec, normalizer)
-    scanned = codec  # a probe at another vocab_size plans from all the clusters again
-    codec = codec.restricted([*coded_clusters(codec, symbols, alphabet.kept), *required])
-    # spm measures lines in bytes; a cluster's code may take 4 bytes where its text took 3.
-    needed = stats.longest_line_bytes * 4 // 3 + 16
-    if "max_sentence_length" not in opts:
-        opts["max_sentence_length"] = max(
-            DEFAULT_MAX_SENTENCE_LENGTH, min(needed, MAX_DEFAULT_SENTENCE_LENGTH)
-        )
-    limit = int(opts["max_sentence_length"])
-    prefix = str(opts.pop("model_prefix", ""))
-    user_rules = options.normalizer_choice.rules
-    pretokenizer = None
-    if options.pretokenizer is not None:
-        pretokenizer = ClusterPretokenizer(
-            options.pretokenizer, codec, options.allow_inconsistent_pretokenization
-        )
-        opts["pretokenizer"] = pretokenizer
-        opts["allow_inconsistent_pretokenization"] = options.allow_inconsistent_pretokenization
-    if (nothing := no_brahmic_text(codec)) is not None:  # after the checks that fail at once
-        print(f"brahmic_pua: {nothing}", file=sys.stderr)
-        warnings.append(nothing)
-    with temporary_folder("brahmic_pua_train_") as work, Phases(options.progress) as phases:
-        coded_options(opts, codec, normalizer, work)
-        try:
-            model, too_long = fit(
-                corpus, codec, normalizer, opts, work, phases, not options.spm_log, user_rules
-            )
-        except ValueError as error:  # spm's "Vocabulary size too high", in our words
-            if pretokenizer is not None and (failed := pretokenizer.error()) is not None:
-                raise failed from pretokenizer.failure
-            if (limit_hit := spm_vocab_limit(str(error))) is None:
-                raise
-            if probe:
-                raise _TooHigh(limit_hit[1]) from None
-            phases.start("finding a vocab_size that trains")
-            trains = size_that_trains(
-                limit_hit[1],
-                lambda size: _made_at(size, options, normalizer, corpus, scanned, characters),
-            )
-            raise ValueError(vocab_too_large(str(error), trains)) from None
-        if probe:
-            return None
-        if pretokenizer is not None and pretokenizer.cuts_inside_clusters:
-            cuts = pretokenizer.cuts_inside_clusters
-            note = (
-                f"the pretokenizer cut inside a cluster {counted(cuts, 'time')}; those cuts were "
-                "not kept: a cluster is one symbol to SentencePiece"
-            )
-            print(f"brahmic_pua: {note}", file=sys.stderr)
-            warnings.append(note)
-        codec = _drop_codes_without_piece(model, codec, normalizer, work, phases, user_rules)
-        disabled = _finish(model, codec, prefix)
-        starts = 0
-        if options.complete_word_starts:
-            if model_type == "unigram":  # (the others are left alone)
-                phases.start("completing word starts")
-            starts = complete_word_starts(model, corpus.lines(), words)
-        filtered = None
-        if options.filters:
-            phases.start(f"filters ({', '.join(options.filters)})")
-            filtered = filter_model(
-                model,
-                options.filters,
-                codec=codec,
-                normalizer=normalizer,
-                seeds=options.seeds,
-                corpus=corpus.lines(),
-                theta=options.theta,
-                theta_per_million=options.theta_per_million,
-            )
-        if model_type == "unigram":  # every sentencepiece release adds these up alike
-            quantize_scores(model)
-        model.trainer_spec.vocab_size = vocab_size  # as given, where it was cut to the bound
-        phases.start("writing the model")
-        manifest = Manifest(codec, normalizer.mode, normalizer.folding, user_rules=bool(user_rules))
-        data = embed(model.SerializeToString(), manifest)
-        model_file, vocab_file = _write(options, prefix, data, model, codec)
-    report = TrainReport(
-        model_file,
-        vocab_file,
-        stats.lines,
-        len(codec),
-        alphabet,
-        limit,
-        too_long,
-        stats.lines_with_block,
-        disabled,
-        tuple(warnings),
-        filtered,
-        starts,
-        len(model.pieces),
-        sum(piece.type == UNUSED for piece in model.pieces),
-    )
-    if options.progress or int(opts.get("minloglevel", 2)) < 2:
-        print(report.summary(), file=sys.stderr)
-    return report
-
-
-class _TooHigh(Exception):
-    """spm's "Vocabulary size too high" in a probe: how many pieces it made."""
-
-    def __init__(self, made: int) -> None:
-        super().__init__(made)
-        self.made = made
-
-
-def _made_at(
-    size: int,
-    options: TrainOptions,
-    normalizer: Normalizer,
-    corpus: Corpus,
-    codec: PUACodec,
-    characters: Counter[str],
-) -> int | None:
-    """Train at vocab_size=``size`` as the user's rerun would (the alphabet planned for that
-    size), quietly and writing nothing: None when spm trains, else the pieces it made (-1 for
-    any other failure, which ends the search)."""
-    trial = replace(options, spm={**options.spm, "vocab_size": size}, progress=False)
-    try:
-        with contextlib.redirect_stderr(io.StringIO()):
-            _train(trial, normalizer, corpus, codec, characters, [], probe=True)
-    except _TooHigh as again:
-        return again.made
-    except ValueError:
-        return -1
-    return None
-
-
-def _write(
-    options: TrainOptions, prefix: str, data: bytes, model: Any, codec: PUACodec
-) -> tuple[str, str]:
-    """The model to ``model_writer`` (stock writes no file then), or ``<prefix>.model`` and
-    ``.vocab`` together; the paths written ("" for a writer)."""
-    if options.model_writer is not None:
-        options.model_writer.write(data)
-        return "", ""
-    scores = read_bool(
-        "vocabulary_output_piece_score", options.spm.get("vocabulary_output_piece_score", True)
-    )
-    model_file, vocab_file = f"{prefix}.model", f"{prefix}.vocab"
-    write_atomic_many({model_file: data, vocab_file: vocab_text(model, codec, scores)})
-    return model_file, vocab_file
-
-
-def _drop_codes_without_piece(
-    model: Any,
-    codec: PUACodec,
-    normalizer: Normalizer,
-    work: str,
-    phases: Phases,
-    user_rules: tuple[tuple[str, str], ...],
-) -> PUACodec:
-    """The codec without clusters that no piece holds (character_coverage can drop a code we
-    planned to keep), with the model's rules recompiled to match; usually nothing to do.
-
-    A code is kept if any piece holds it, not only a piece of its own: a word model's pieces
-    are whole words, with no piece for a lone cluster (keeping only those would empty the
-    codec and leave every word piece unreachable). In the other types every kept code has a
-    piece of its own, so the two readings agree."""
-    usable = {ch for p in model.pieces if p.type in (NORMAL, USER_DEFINED) for ch in p.piece}
-    kept = [cluster for code, cluster in codec.code_pairs() if code in usable]
-    if len(kept) == len(codec):
-        return codec
-    codec = codec.restricted(kept)
-    phases.start("compiling rules again, for the clusters spm kept")
-    forward, backward = compile_rules(*rule_files(codec, normalizer, user_rules), work)
-    model.normalizer_spec.precompiled_charsmap = forward
-    model.denormalizer_spec.precompiled_charsmap = backward
-    return codec
-
-
-_RESERVED = re.compile(f"[{''.join(sorted(RESERVED))}]")
-
-
-def _finish(model: Any, codec: PUACodec, prefix: str) -> int:
-    """Disable orphan and escape pieces; drop temporary paths so output is reproducible."""
-
-    escaped = _RESERVED.search  # an escape code in a piece: no segmentation may use it
-    marks, _ = mark_start_ids(model, lambda piece: "" if escaped(piece) else codec.decode(piece))
-    escapes = [i for i, p in enumerate(model.pieces) if p.type == NORMAL and escaped(p.piece)]
-    ids = sorted({*marks, *escapes})
-    set_unused(model, ids)
-    disabled = len(ids)
-    model.trainer_spec.model_prefix = Path(prefix).name
-    del model.trainer_spec.input[:]  # spm's line file, a temporary path
-    model.normalizer_spec.normalization_rule_tsv = ""
-    model.denormalizer_spec.normalization_rule_tsv = ""
-    model.normalizer_spec.name = "brahmic_pua"
-    model.denormalizer_spec.name = "brahmic_pua"
-    return disabled
 
 
 class SentencePieceTrainer:

@@ -48,13 +48,7 @@ def complete_word_starts(
     split_by_whitespace) and every word starts with "▁" (add_dummy_prefix, "▁" as a prefix).
     Other models, and BPE (whose pieces must stay reachable by merges), are left alone.
     """
-    spec = model.trainer_spec
-    if (
-        spec.model_type != model_pb2.TrainerSpec.UNIGRAM
-        or not spec.split_by_whitespace
-        or spec.treat_whitespace_as_suffix
-        or not model.normalizer_spec.add_dummy_prefix
-    ):
+    if not _words_apart(model):
         return 0
     pieces = model.pieces
     # The pieces read once into lists: a protobuf field read costs more than a list index.
@@ -65,17 +59,8 @@ def complete_word_starts(
         return 0
     if words is None:
         words = count_words(lines)
-    counted = [(word, count) for word, count in words.items() if word]
-    rows = spm.SentencePieceProcessor(model_proto=model.SerializeToString()).encode(
-        [word for word, _ in counted]
-    )
-    uses = [0] * len(texts)
-    wanted: Counter[str] = Counter()
-    for (_, count), row in zip(counted, rows, strict=True):
-        for i in row:
-            uses[i] += count
-        if len(row) > 1 and row[0] == space and normal[row[1]]:
-            wanted[SPACE + texts[row[1]]] += count
+    uses, wanted = _uses(model, words, space, texts, normal)
+    spec = model.trainer_spec
     present = set(texts)
     added = sorted(
         (item for item in wanted.items() if item[0] not in present and _valid(item[0], spec)),
@@ -99,6 +84,38 @@ def complete_word_starts(
     if swapped:
         _sort_by_score(model, texts, scores, normal)
     return swapped
+
+
+def _words_apart(model: Any) -> bool:
+    """Whether ``model`` is a Unigram model whose words encode apart, each starting with "▁"
+    (pieces never span a space, and the dummy prefix is on)."""
+    spec = model.trainer_spec
+    return bool(
+        spec.model_type == model_pb2.TrainerSpec.UNIGRAM
+        and spec.split_by_whitespace
+        and not spec.treat_whitespace_as_suffix
+        and model.normalizer_spec.add_dummy_prefix
+    )
+
+
+def _uses(
+    model: Any, words: Mapping[str, int], space: int, texts: list[str], normal: list[bool]
+) -> tuple[list[int], Counter[str]]:
+    """How many times each piece is used when every word is encoded as often as it occurs, and
+    the word-start pieces ("▁" + piece Y) wanted where a lone "▁" (id ``space``) came before a
+    normal piece Y, with how many times."""
+    counted = [(word, count) for word, count in words.items() if word]
+    rows = spm.SentencePieceProcessor(model_proto=model.SerializeToString()).encode(
+        [word for word, _ in counted]
+    )
+    uses = [0] * len(texts)
+    wanted: Counter[str] = Counter()
+    for (_, count), row in zip(counted, rows, strict=True):
+        for i in row:
+            uses[i] += count
+        if len(row) > 1 and row[0] == space and normal[row[1]]:
+            wanted[SPACE + texts[row[1]]] += count
+    return uses, wanted
 
 
 def _valid(piece: str, spec: Any) -> bool:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from brahmic_pua.io.bounded import TooLarge, read_bounded
+from brahmic_pua.io.bounded import HEAD_BYTES, TooLarge, read_bounded
 
 
 def test_a_file_up_to_the_bound_is_read_whole(tmp_path: Path) -> None:
@@ -79,3 +79,48 @@ def test_a_fifo_without_a_writer_is_refused_at_once_where_a_file_is_needed(
     threading.Thread(target=late_writer, daemon=True).start()
     with pytest.raises(TooLarge, match=r"not a regular file"):
         read_bounded(fifo, 10, "marker", regular_only=True)
+
+
+def test_the_head_check_sees_the_first_bytes_and_the_size(tmp_path: Path) -> None:
+    """A regular file's size, a short file's length, an unknown size (None) for a pipe."""
+    seen: list[tuple[bytes, int | None]] = []
+    data = bytes(range(256)) * (HEAD_BYTES // 256) + b"tail"
+    path = tmp_path / "f"
+    path.write_bytes(data)
+    short = tmp_path / "short"
+    short.write_bytes(b"0123456789")
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: Path(fifo).write_bytes(data))
+    writer.start()
+    for name in (path, short, fifo):
+        whole = path if name == fifo else name
+        read = read_bounded(name, 1 << 20, "list", head=lambda h, n: seen.append((h, n)))
+        assert read == whole.read_bytes()
+    writer.join()
+    assert seen == [(data[:HEAD_BYTES], len(data)), (b"0123456789", 10), (data[:HEAD_BYTES], None)]
+
+
+def test_a_head_refused_is_all_that_is_read(tmp_path: Path) -> None:
+    """The writer counts what the reader took: the head and a pipe's buffer, not the stream."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    written = [0]
+
+    def endless() -> None:
+        try:
+            with open(fifo, "wb", buffering=0) as sink:
+                while written[0] < 1 << 30:
+                    written[0] += sink.write(b"\0" * 4096)
+        except BrokenPipeError:  # the reader stopped
+            pass
+
+    def refuse(head: bytes, size: int | None) -> None:
+        raise ValueError(f"{len(head)} bytes of zeros")
+
+    writer = threading.Thread(target=endless)
+    writer.start()
+    with pytest.raises(ValueError, match=f"^{HEAD_BYTES} bytes of zeros$"):
+        read_bounded(fifo, 1 << 30, "model", head=refuse)
+    writer.join()
+    assert written[0] <= HEAD_BYTES + (1 << 20)  # a pipe buffers at most 1 MiB on Linux

@@ -32,6 +32,7 @@ from hypothesis import strategies as st
 
 import brahmic_pua
 from brahmic_pua.cli.main import main
+from brahmic_pua.io.bounded import HEAD_BYTES
 from brahmic_pua.model.manifest import ModelFileError
 from brahmic_pua.model.model_file import MAX_MODEL_BYTES, read_model_file
 from brahmic_pua.model.model_proto import model_pb2
@@ -212,6 +213,27 @@ def test_a_model_through_a_pipe_loads(model_paths: dict[str, str], tmp_path: Pat
     assert sp.encode("తెలుగు") == brahmic_pua.SentencePieceProcessor(
         model_file=model_paths["brahmic"]
     ).encode("తెలుగు")
+
+
+def test_a_model_through_a_pipe_is_read_to_the_bound_and_refused_past_it(
+    model_paths: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pipe has no size to refuse unread: it is read to the bound and refused one byte past
+    it, in the model reader's words, naming the bound."""
+    data = Path(model_paths["brahmic"]).read_bytes()
+    assert len(data) > 2 * HEAD_BYTES  # the head passes its check; the bound stops the rest
+    monkeypatch.setattr("brahmic_pua.model.model_file.MAX_MODEL_BYTES", len(data))
+    (tmp_path / "fits").mkdir()
+    assert _through_fifo(tmp_path / "fits", data, read_model_file) == data
+    bound = len(data) // 2
+    monkeypatch.setattr("brahmic_pua.model.model_file.MAX_MODEL_BYTES", bound)
+    with pytest.raises(ModelFileError) as refused:
+        _through_fifo(tmp_path, data, read_model_file)
+    assert str(refused.value) == (
+        f"{tmp_path / 'model.fifo'}: not a SentencePiece model: over {bound:,} bytes and not at "
+        f"its end, more than the {bound:,} bytes protobuf parses at most; give the .model file "
+        "that training wrote"
+    )
 
 
 @settings(max_examples=examples(300), deadline=None)
