@@ -28,6 +28,8 @@ pieces. On text, a byte token counts under the script of the characters its byte
 
 from __future__ import annotations
 
+import os
+import stat
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -36,7 +38,13 @@ from typing import Any
 from brahmic_pua.evaluation import metrics
 from brahmic_pua.evaluation.evaluate import text_metrics
 from brahmic_pua.evaluation.report import grid, labels_of, table
-from brahmic_pua.evaluation.tokenizer_json import BYTE_PIECE, SPACE, HFTokenizer
+from brahmic_pua.evaluation.tokenizer_json import (
+    BYTE_PIECE,
+    MAX_TOKENIZER_JSON,
+    SPACE,
+    HFTokenizer,
+)
+from brahmic_pua.io.bounded import read_bounded
 from brahmic_pua.io.wording import counted
 from brahmic_pua.model.manifest import NotAModelError
 from brahmic_pua.model.processor_types import Processor
@@ -78,12 +86,20 @@ Audited = HFTokenizer | Processor
 
 def load(path: str | Path) -> Audited:
     """The tokenizer in ``path``: brahmic_pua's processor for a SentencePiece ``.model`` (plain
-    or brahmic_pua), :class:`HFTokenizer` for a ``tokenizer.json`` (a JSON object)."""
-    with open(path, "rb") as stream:
-        head = stream.read(4096).lstrip()
+    or brahmic_pua), :class:`HFTokenizer` for a ``tokenizer.json`` (a JSON object). A pipe
+    (``<(...)``) or device is read once, and no further than a tokenizer.json may be long."""
+    data = None
+    if stat.S_ISREG(os.stat(path).st_mode):
+        with open(path, "rb") as stream:
+            head = stream.read(4096).lstrip()
+    else:
+        data = read_bounded(path, MAX_TOKENIZER_JSON, "model or tokenizer.json")
+        head = data[:4096].lstrip()
     if head.startswith(b"{"):
-        return HFTokenizer(path)
+        return HFTokenizer(path, data)
     try:
+        if data is not None:
+            return SentencePieceProcessor.from_proto(data, source=str(path))
         return SentencePieceProcessor(model_file=path)
     except NotAModelError:  # a damaged manifest's own message says what to do: it stays
         raise ValueError(

@@ -21,8 +21,9 @@ import threading
 from collections.abc import Callable, Sequence
 from functools import cache
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
+from brahmic_pua.io.bounded import read_bounded
 from brahmic_pua.io.wording import counted
 
 INSTALL_HF = "pip install 'brahmic-pua[hf]' (or pip install tokenizers)"
@@ -131,15 +132,17 @@ def _spelled(data: bytes) -> str:
     return "".join(f"<0x{b:02X}>" for b in data)
 
 
-def _read(path: str | Path) -> tuple[Any, dict[str, Any]]:
-    """The ``tokenizers.Tokenizer`` of ``path`` and its JSON spec, or a one-line ValueError
-    (a bad file, a Rust panic, tokenizers not installed)."""
+def _read(path: str | Path, data: bytes | None = None) -> tuple[Any, dict[str, Any]]:
+    """The ``tokenizers.Tokenizer`` of ``path`` (whose bytes are ``data`` where the caller
+    read them already) and its JSON spec, or a one-line ValueError (a bad file, a Rust panic,
+    tokenizers not installed)."""
     try:
         module = importlib.import_module("tokenizers")
     except ImportError:
         raise ValueError(f"{path}: reading a tokenizer.json needs {INSTALL_HF}") from None
+    text = _bounded_text(path, data)
     try:
-        tokenizer = _run_rust(lambda: module.Tokenizer.from_file(str(path)))
+        tokenizer = _run_rust(lambda: module.Tokenizer.from_str(text))
         spec: dict[str, Any] = json.loads(_run_rust(tokenizer.to_str))
     except BaseException as error:  # a bare Exception for a bad file, or a Rust panic
         if not _panic_or_exception(error):
@@ -156,6 +159,24 @@ def _read(path: str | Path) -> tuple[Any, dict[str, Any]]:
     return tokenizer, spec
 
 
+#: The largest tokenizer.json read: real ones are tens of MB (a 256,000-token vocabulary with
+#: its merges is about 35 MB), and tokenizers holds the whole text and its parse at once.
+MAX_TOKENIZER_JSON: Final[int] = 512 << 20
+
+
+def _bounded_text(path: str | Path, data: bytes | None = None) -> str:
+    """The text of ``path``, never more than :data:`MAX_TOKENIZER_JSON` bytes of it (a device
+    or an endless pipe is refused there, not read to a MemoryError), or a one-line ValueError."""
+    if data is None:
+        data = read_bounded(path, MAX_TOKENIZER_JSON, "tokenizer.json")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ValueError(
+            f"{path} is not a Hugging Face tokenizer.json (not UTF-8 at byte {error.start})"
+        ) from None
+
+
 class HFTokenizer:
     """A Hugging Face ``tokenizer.json`` behind the processor interface that
     :mod:`brahmic_pua.evaluation.metrics` takes, so every metric has one definition for both kinds:
@@ -163,8 +184,9 @@ class HFTokenizer:
     start), byte pieces spelled ``<0x..>`` per byte; ``encode`` and ``decode`` work on lists
     of texts without special tokens; ``token_starts`` comes from the character offsets."""
 
-    def __init__(self, path: str | Path) -> None:
-        self._tokenizer, spec = _read(path)
+    def __init__(self, path: str | Path, data: bytes | None = None) -> None:
+        """``data``: the file's bytes, where the caller has read them (a pipe reads once)."""
+        self._tokenizer, spec = _read(path, data)
         model = spec["model"]
         self.kind: str = "tokenizer.json " + model["type"]
         byte_level = _has_type(spec.get("pre_tokenizer"), "ByteLevel") or _has_type(

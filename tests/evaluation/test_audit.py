@@ -5,8 +5,10 @@ on Hugging Face tokenizer.json files built here with ``tokenizers``."""
 from __future__ import annotations
 
 import json
+import os
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -17,6 +19,7 @@ from click.testing import CliRunner
 from conftest import require_extra, sample_held_out, sample_training
 
 from brahmic_pua.cli.main import main
+from brahmic_pua.evaluation import audit as audit_module
 from brahmic_pua.evaluation import metrics
 from brahmic_pua.evaluation.audit import (
     FLAGS,
@@ -370,3 +373,62 @@ def test_wordpiece_and_byte_fallback_tokenizer_json(tmp_path: Path) -> None:
         "cross_script": 0,
         "byte": 3,
     }
+
+
+def _fed_fifo(tmp_path: Path, chunks: Iterator[bytes]) -> tuple[Path, threading.Thread]:
+    """A FIFO that a thread fills with ``chunks`` (as ``<(cat file)`` or an endless producer
+    would), stopping when the reader goes away."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+
+    def feed() -> None:
+        try:
+            with open(fifo, "wb") as stream:
+                for chunk in chunks:
+                    stream.write(chunk)
+        except BrokenPipeError:
+            pass
+
+    thread = threading.Thread(target=feed, daemon=True)
+    thread.start()
+    return fifo, thread
+
+
+def test_a_pipe_is_audited_as_the_file_it_carries(
+    tmp_path: Path, plain_sample_model: Path, te_held_out: list[str]
+) -> None:
+    """``--model <(cat x)``: the pipe is read once (its head told the kind, then nothing was
+    left to load, or the second open waited for a writer forever) and audited as the file."""
+    tk = tokenizers_module()
+    tokenizer = tk.Tokenizer(tk.models.WordPiece({"[UNK]": 0, "క": 1, "##ా": 2}, unk_token="[UNK]"))
+    json_path = tmp_path / "tokenizer.json"
+    tokenizer.save(str(json_path))
+    for path in (json_path, plain_sample_model):
+        fifo, thread = _fed_fifo(tmp_path, iter([path.read_bytes()]))
+        piped = audit(load(fifo), te_held_out[:50], model="x")
+        thread.join(timeout=10)
+        fifo.unlink()
+        assert piped == audit(load(path), te_held_out[:50], model="x")
+
+
+def test_an_endless_pipe_is_refused_at_the_bound(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A tokenizer.json that never ends is read no further than the bound, then refused in
+    one line (it was read whole: a MemoryError, or a hang)."""
+    bound = 1 << 20
+    monkeypatch.setattr(audit_module, "MAX_TOKENIZER_JSON", bound)
+    sent = [0]
+
+    def endless() -> Iterator[bytes]:
+        yield b'{"model": "'
+        while sent[0] < 64 * bound:  # a stop for the test, far past the bound
+            sent[0] += 1 << 16
+            yield b"x" * (1 << 16)
+
+    fifo, thread = _fed_fifo(tmp_path, endless())
+    with pytest.raises(ValueError, match=r"more than a model or tokenizer\.json may have") as e:
+        load(fifo)
+    thread.join(timeout=10)
+    assert "\n" not in str(e.value)
+    assert sent[0] <= bound + (4 << 20)  # the bound, a chunk and what the pipe buffered
