@@ -35,7 +35,6 @@ import bisect
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
-from typing import Any
 
 from brahmic_pua.evaluation.metrics import (
     fertility,
@@ -54,7 +53,7 @@ from brahmic_pua.model.loader import load_model
 from brahmic_pua.model.manifest import ModelFileError
 from brahmic_pua.model.model_file import read_model_file
 from brahmic_pua.model.model_proto import BYTE, parse_model
-from brahmic_pua.model.processor_types import Vocabulary
+from brahmic_pua.model.processor_types import StockProcessor, Vocabulary
 from brahmic_pua.segment import segment
 
 EXAMPLES = 8
@@ -67,7 +66,7 @@ TextUnit = tuple[str, list[int]]
 Cost = tuple[int, int, float]
 
 
-def load_plain(data: bytes, source: str = "model") -> Any:
+def load_plain(data: bytes, source: str = "model") -> StockProcessor:
     """Stock sentencepiece's processor for a plain model; a one-line :class:`ModelFileError`
     for anything else (not a model; a brahmic_pua model, whose pieces never split a cluster)."""
     loaded = load_model(data, source)

@@ -67,6 +67,7 @@ from brahmic_pua.model.model_proto import (
     USER_DEFINED,
     model_type,
 )
+from brahmic_pua.model.processor_types import StockProcessor
 
 #: The architecture the GGUF names. A vocabulary-only load stops before any hyperparameter
 #: (llama.cpp's ``load_hparams`` returns once it has the name), so none is written.
@@ -189,7 +190,7 @@ class LlamaText:
     """The pre-step and post-step for one model, built once (:func:`llama_text`): stock's
     processor for ``normalize``, the manifest for N, the denormalizer for codes."""
 
-    processor: Any
+    processor: StockProcessor
     manifest: Manifest | None
     denormalizer: Any
     #: The leading spaces spm's decode drops: "one" (the ▁ the first piece starts with, under
@@ -252,7 +253,7 @@ def _built(data: bytes) -> LlamaText:
         )
     spec = model.normalizer_spec
     leading = "all" if spec.remove_extra_whitespaces else "one" if spec.add_dummy_prefix else ""
-    processor = stock.SentencePieceProcessor(model_proto=data)
+    processor: StockProcessor = stock.SentencePieceProcessor(model_proto=data)
     return LlamaText(processor, manifest, denormalizer, leading)
 
 

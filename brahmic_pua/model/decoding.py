@@ -92,7 +92,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import sentencepiece as stock
@@ -100,6 +100,7 @@ import sentencepiece as stock
 from brahmic_pua.codec import PUACodec
 from brahmic_pua.codec.layout import RESERVED
 from brahmic_pua.model.model_proto import BYTE, NORMAL, UNUSED, USER_DEFINED, parse_model
+from brahmic_pua.model.processor_types import StockProcessor
 from brahmic_pua.orthography.classify import charset
 
 #: Lead bytes of the UTF-8 forms of Private Use code points (U+E000–U+F8FF, planes 15–16).
@@ -116,7 +117,9 @@ class PlainDecoder:
     itself, then is denormalized); where it does not, :meth:`takes` is always False.
     """
 
-    def __init__(self, data: bytes, codec: PUACodec, processor: Any, options: dict[str, Any]):
+    def __init__(
+        self, data: bytes, codec: PUACodec, processor: StockProcessor, options: Mapping[str, Any]
+    ) -> None:
         model = parse_model(data)
         table = {ord(code): cluster for code, cluster in codec.code_pairs()}
         probe = "".join(f"a{code}" for code, _ in codec.code_pairs())
@@ -141,7 +144,7 @@ class PlainDecoder:
                 model.pieces[i].piece = text
         model.denormalizer_spec.precompiled_charsmap = b""
         model.normalizer_spec.precompiled_charsmap = b""  # decoding only: 5% faster without
-        self.processor: Any = stock.SentencePieceProcessor(**options)
+        self.processor: StockProcessor = stock.SentencePieceProcessor(**options)
         self.processor.LoadFromSerializedProto(model.SerializeToString())
         self.unsafe = frozenset(unsafe)
         self.watched = frozenset(unsafe | suspect)

@@ -28,6 +28,7 @@ import sentencepiece as stock
 
 from brahmic_pua.model.manifest import Manifest, NotAModelError, read
 from brahmic_pua.model.model_file import read_model_file
+from brahmic_pua.model.processor_types import StockProcessor
 
 
 @dataclass(frozen=True)
@@ -39,7 +40,7 @@ class LoadedModel:
     source: str
     message: Any
     manifest: Manifest | None
-    processor: Any
+    processor: StockProcessor
     pieces: list[Any]
 
 
@@ -48,7 +49,7 @@ def load_model(data: bytes, source: str = "model_proto", **options: Any) -> Load
     …). A model without pieces is refused by stock's loader ("unk is not defined")."""
     message, manifest = read(data, source)
     pieces = _pieces(message, source)
-    processor = stock.SentencePieceProcessor(**options)
+    processor: StockProcessor = stock.SentencePieceProcessor(**options)
     try:
         processor.LoadFromSerializedProto(data)
     except (RuntimeError, OSError) as error:

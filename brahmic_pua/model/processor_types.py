@@ -17,6 +17,10 @@ Layers, each what some caller needs and no more:
   segmentation entropy).
 * :class:`Processor`: both, plus the serialized model, which stock sentencepiece re-reads for
   its piece alignment (``token_starts``) and the stream decoder for its piece table.
+* :class:`StockProcessor`: stock sentencepiece's processor itself, as brahmic_pua drives it
+  underneath its own (the runtime's processor, the one-pass decoder, llama.cpp's pre-step):
+  every call made on it, with stock's keywords. Stock ships no types, so what it returns is
+  ``Any`` here too: each caller says what it takes it to be.
 
 Parameters are positional-only: implementations name them as they like (``input``, ``texts``,
 ``id``). They are ``runtime_checkable``, so ``isinstance`` tells which layer an object offers
@@ -25,8 +29,12 @@ Parameters are positional-only: implementations name them as they like (``input`
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Protocol, runtime_checkable
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol, TypeAlias, runtime_checkable
+
+#: A method of stock's processor (``encode``, ``decode``...), passed to code that calls it with
+#: stock's keywords; untyped, as stock is.
+StockMethod: TypeAlias = Callable[..., Any]
 
 
 @runtime_checkable
@@ -69,3 +77,42 @@ class Scored(Vocabulary, Protocol):
     and the segmentation entropy read them."""
 
     def get_score(self, id: int, /) -> float: ...
+
+
+@runtime_checkable
+class StockProcessor(Processor, Scored, Protocol):
+    """Stock sentencepiece's ``SentencePieceProcessor``, as brahmic_pua drives it. The calls
+    that pass stock's inputs and keywords through as the caller gave them are
+    :data:`StockMethod` (stock's own stub types them as returning ``Any``); the vocabulary is
+    :class:`Scored`'s."""
+
+    @property
+    def encode(self) -> StockMethod: ...
+
+    @property
+    def nbest_encode(self) -> StockMethod: ...
+
+    @property
+    def parallel_encode(self) -> StockMethod: ...
+
+    @property
+    def decode(self) -> StockMethod: ...
+
+    @property
+    def decode_pieces(self) -> StockMethod: ...
+
+    @property
+    def normalize(self) -> StockMethod: ...
+
+    @property
+    def piece_to_id(self) -> StockMethod: ...
+
+    def unk_id(self) -> int: ...
+
+    def bos_id(self) -> int: ...
+
+    def eos_id(self) -> int: ...
+
+    def pad_id(self) -> int: ...
+
+    def LoadFromSerializedProto(self, serialized: bytes, /) -> bool: ...

@@ -36,6 +36,8 @@ Offsets: TypeAlias = Literal["offset_mapping"]
 Aligned: TypeAlias = Literal["proto", "serialized_proto", "offset_mapping"]
 OutKind: TypeAlias = type[int] | type[str] | type[bytes] | Numpy | Aligned
 DecodeKind: TypeAlias = type[str] | type[bytes] | Aligned
+#: An out type given, or None: the constructor's (ids by default; str for a decode).
+OutType: TypeAlias = OutKind | None
 #: ``out_type="numpy"``: one int32 array of ids per text.
 IdArray: TypeAlias = "NDArray[np.int32]"
 #: What ``decode`` takes as one sequence (ids or pieces, or one of either) and as a batch;
@@ -91,3 +93,24 @@ class ParallelOptions(Special, Threads, total=False):
     """``parallel_encode``'s keywords besides the out type."""
 
     chunk_len: int | None
+
+
+class StockOptions(TypedDict, total=False):
+    """Stock's constructor keywords besides the model: the defaults of every encode call."""
+
+    out_type: OutType
+    add_bos: bool
+    add_eos: bool
+    reverse: bool
+    emit_unk_piece: bool
+    enable_sampling: bool
+    nbest_size: int
+    alpha: float
+    num_threads: int
+    return_type: OutType
+
+
+class ProcessorOptions(StockOptions, total=False):
+    """brahmic_pua's constructor keywords besides the model: stock's and ``normalization``."""
+
+    normalization: str | None

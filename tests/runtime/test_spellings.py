@@ -1,0 +1,118 @@
+"""The processor's names from one table (brahmic_pua.runtime.spellings), and the stub that types
+them (tools/processor_stub.py writes brahmic_pua/runtime/processor.pyi).
+
+The oracle for the names is stock sentencepiece 0.2.3's wrapper: each name it has takes its
+parameters, and on a plain model (passed to stock unchanged) gives what stock's gives.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+import sentencepiece as stock
+
+import brahmic_pua as spm
+from brahmic_pua.runtime import spellings
+from brahmic_pua.runtime.signatures import OutType
+
+TOOL = Path(__file__).resolve().parents[2] / "tools" / "processor_stub.py"
+HINDI = ["नमस्ते दुनिया", "किताबें पढ़ना अच्छा है"]
+
+
+@pytest.fixture(scope="module")
+def tool() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("processor_stub", TOOL)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _every_name() -> list[str]:
+    return [name for row in spellings.SPELLINGS for name in spellings.names(*row)]
+
+
+def test_the_stub_is_what_the_tool_writes(tool: ModuleType) -> None:
+    assert tool.is_current(), "run python tools/processor_stub.py"
+
+
+def test_the_check_fails_on_a_stale_stub(tool: ModuleType, tmp_path: Path) -> None:
+    stale = tmp_path / "processor.pyi"
+    text = tool.TARGET.read_text("utf-8")
+    stale.write_text(text.replace("    EncodeAsIds = encode_as_ids\n", ""), "utf-8")
+    assert stale.read_text("utf-8") != text
+    assert not tool.is_current(stale)
+
+
+def test_every_name_is_on_the_processor_once() -> None:
+    names = _every_name()
+    assert len(names) == len(set(names))
+    for name in names:
+        assert callable(getattr(spm.SentencePieceProcessor, name)), name
+
+
+@pytest.mark.parametrize(
+    "name", [n for n in _every_name() if hasattr(stock.SentencePieceProcessor, n)]
+)
+def test_each_name_takes_stocks_parameters(name: str) -> None:
+    """Stock's parameters, in its order, of its kinds and with its defaults (the name of
+    ``**kwargs`` aside); ours may add keywords after them, each with a default."""
+    ours = list(inspect.signature(getattr(spm.SentencePieceProcessor, name)).parameters.values())
+    theirs = list(
+        inspect.signature(getattr(stock.SentencePieceProcessor, name)).parameters.values()
+    )
+    mine = [p for p in ours if p.kind is not p.VAR_KEYWORD]
+    for n, parameter in enumerate(p for p in theirs if p.kind is not p.VAR_KEYWORD):
+        assert (mine[n].name, mine[n].kind, mine[n].default) == (
+            parameter.name,
+            parameter.kind,
+            parameter.default,
+        ), name
+    assert all(p.default is not p.empty for p in mine[len(theirs) :]), name
+    if any(p.kind is p.VAR_KEYWORD for p in theirs):
+        assert ours[-1].kind is inspect.Parameter.VAR_KEYWORD, name
+
+
+def _comparable(value: object) -> object:
+    """A result as data: protos serialized, arrays as lists, lists item by item."""
+    if hasattr(value, "SerializeToString"):
+        return value.SerializeToString()
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    if isinstance(value, list):
+        return [_comparable(item) for item in value]
+    return value
+
+
+@pytest.mark.parametrize(
+    "row", [row for row in spellings.SPELLINGS if row[0] in spellings.FAMILIES]
+)
+def test_each_spelling_gives_stocks_result_on_a_plain_model(
+    row: tuple[str, OutType], plain_hindi_model: str
+) -> None:
+    """Each row's names call the family's method with the row's out type: on a plain model
+    ours is stock's own, so every stock name must give what stock gives."""
+    ours = spm.SentencePieceProcessor(model_file=plain_hindi_model)
+    theirs = stock.SentencePieceProcessor(model_file=plain_hindi_model)
+    family, _ = row
+    for name in spellings.names(*row):
+        if not hasattr(theirs, name):
+            continue
+        for given in (HINDI[0], HINDI):
+            if family.startswith("decode"):
+                ids = theirs.encode(given)
+                given = theirs.encode(given, out_type=str) if family == "decode_pieces" else ids
+            options = {  # one thread: a sampled batch is the same only in one order
+                "sample_encode": {"num_threads": 1},
+                "nbest_encode": {"nbest_size": 2},
+                "parallel_encode": {"chunk_len": 8},
+            }
+            stock.set_random_generator_seed(3)
+            expected = _comparable(getattr(theirs, name)(given, **options.get(family, {})))
+            stock.set_random_generator_seed(3)
+            got = _comparable(getattr(ours, name)(given, **options.get(family, {})))
+            assert got == expected, name
