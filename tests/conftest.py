@@ -262,10 +262,16 @@ def need_corpora() -> None:
     pytest.skip(NO_CORPORA, allow_module_level=True)
 
 
+def installed(module: str) -> bool:
+    """Whether the optional ``module`` can be imported: the one test of it, for a test that
+    draws its cases from what is installed (:func:`require_extra` skips or fails instead)."""
+    return importlib.util.find_spec(module) is not None
+
+
 def require_extra(module: str, extra: str, untested: str) -> None:
     """Tests of an optional part: a visible skip (reason and a warning) where ``module`` is
     missing, a failure under CI, which installs every extra and must not pass untested."""
-    if importlib.util.find_spec(module) is not None:
+    if installed(module):
         return
     install = f"pip install -e '.[{extra}]'"
     if os.environ.get("CI"):

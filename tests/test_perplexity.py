@@ -8,7 +8,6 @@ set), where a perplexity experiment that was never run must fail the build.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
 import struct
@@ -19,7 +18,7 @@ import zlib
 from pathlib import Path
 
 import pytest
-from conftest import corpora, require_extra, slow
+from conftest import corpora, installed, require_extra, slow
 
 from brahmic_pua.evaluation.malformed import KINDS, count_malformed
 from brahmic_pua.evaluation.metrics import bits_per_byte, per_token_perplexity
@@ -138,7 +137,7 @@ def test_smoke_run(tmp_path: Path) -> None:
         assert [pooled[k] for k in KINDS] == [getattr(count, k) for k in KINDS]
         assert pooled["characters"] == count.characters
         assert pooled["per_1000_characters"] == pytest.approx(count.per_1000())
-        has_o200k = importlib.util.find_spec("bpe_openai") is not None
+        has_o200k = installed("bpe_openai")
         assert ("nsl_vs_o200k" in arm["tokenizer"]) == has_o200k
     assert results["identity_check"] is True
     assert arms["brahmic_pua-unigram"]["tokenizer"]["orphan_marks_per_1000"] == 0

@@ -8,7 +8,6 @@ transformers' batch path, step for step, for a batch of single texts.
 
 from __future__ import annotations
 
-import importlib.util
 import logging
 from collections.abc import Callable, Iterator
 from functools import cache
@@ -18,7 +17,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import require_extra, sample_held_out
+from conftest import installed, require_extra, sample_held_out
 from hypothesis import given
 from hypothesis import strategies as st
 from strategies import nasty_texts
@@ -30,7 +29,7 @@ TOKENS = ["<s>", "</s>", "<unk>", "<new1>", "<extra>"]
 #: Long lines of real text (thousands of characters), for truncation and the length warning.
 LONG = [" ".join(sample_held_out("te")[i : i + 15]) for i in (0, 15)]
 #: "pt" where torch is installed; test_torch_tensors_are_drawn_where_torch_is says so where not.
-TENSORS = [None, "np"] + (["pt"] if importlib.util.find_spec("torch") else [])
+TENSORS = [None, "np"] + (["pt"] if installed("torch") else [])
 
 #: Texts with the tokens' text in them (where transformers cuts a text), texts that start with a
 #: space (the ``▁`` rule of brahmic_pua.integrations.hf_text), empty and long ones, and any text.

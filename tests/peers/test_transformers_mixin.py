@@ -19,13 +19,12 @@ uses (``parameterized.expand``, as that package names the cases).
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import shutil
 from pathlib import Path
 
 import pytest
-from conftest import peer_outcomes, peer_suite, require_extra, sample, slow
+from conftest import installed, peer_outcomes, peer_suite, require_extra, sample, slow
 
 #: The full run only: an outside suite.
 pytestmark = slow
@@ -122,7 +121,7 @@ def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, st
     (folder / "tests" / "fixtures" / "sample_text.txt").write_text(
         "\n".join(lines[:100]) + "\n", encoding="utf-8"
     )
-    if importlib.util.find_spec("parameterized") is None:
+    if not installed("parameterized"):
         (folder / "parameterized.py").write_text(PARAMETERIZED, encoding="utf-8")
     text = work / "train.txt"
     text.write_text("\n".join(lines) + "\n", encoding="utf-8")
