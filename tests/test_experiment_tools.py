@@ -30,6 +30,7 @@ from config import Config  # noqa: E402
 from data import Arm  # noqa: E402
 from options import parse_args, settings  # noqa: E402
 from preset import PRESET_DIR, PresetError, load_preset, preset_names  # noqa: E402
+from report import verdict  # noqa: E402
 from stats import bootstrap_slope, linear_fit  # noqa: E402
 from trend import checkpoint_steps, fit  # noqa: E402
 
@@ -715,3 +716,26 @@ def test_paper_preset_runs_on_a_cpu_with_ngrams(tmp_path: Path) -> None:
     md = (tmp_path / "results.md").read_text(encoding="utf-8")
     assert "Kneser–Ney" in md and "Where the bits go" in md and "The gap with compute" in md
     assert (tmp_path / "gap_trend.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize(
+    ("seeds", "lines", "said"),
+    [
+        ((0.001, 0.003), (0.002, 0.004), "both intervals exclude zero: a difference"),
+        ((-0.001, 0.003), (-0.002, 0.004), "both intervals include zero: no difference claimed"),
+        ((0.001, 0.003), (-0.002, 0.004), "the bootstrap includes zero: no difference claimed"),
+        ((-0.001, 0.003), (0.002, 0.004), "the seed interval includes zero: no difference claimed"),
+        ((-0.003, -0.001), (-0.004, -0.002), "both intervals exclude zero: a difference"),
+    ],
+)
+def test_the_verdict_says_which_interval_holds_zero(
+    seeds: tuple[float, float], lines: tuple[float, float], said: str
+) -> None:
+    """Each case by hand: which interval (seeds, lines) holds zero is read off the numbers."""
+    difference = {
+        "round_trip_rate": 1.0,
+        "low": seeds[0],
+        "high": seeds[1],
+        "bootstrap": {"low": lines[0], "high": lines[1]},
+    }
+    assert verdict(difference) == said

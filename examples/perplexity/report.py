@@ -35,11 +35,9 @@ def verdict(d: dict[str, Any]) -> str:
     seeds, lines = excludes_zero(d["low"], d["high"]), excludes_zero(boot["low"], boot["high"])
     if seeds and lines:
         return "both intervals exclude zero: a difference"
-    which = (
-        "neither interval"
-        if not (seeds or lines)
-        else ("the bootstrap" if seeds else "the seed interval")
-    )
+    if not (seeds or lines):
+        return "both intervals include zero: no difference claimed"
+    which = "the bootstrap" if seeds else "the seed interval"
     return f"{which} includes zero: no difference claimed"
 
 
