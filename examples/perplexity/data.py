@@ -117,9 +117,13 @@ def heldout_texts(files: list[Path] | None, limit: int) -> list[list[str]]:
     if not files:
         texts = [read_lines(NEWS, limit, tail=True)]
     else:
+        seen: dict[Path, Path] = {}
         for path in files:
             if not path.is_file():
                 raise SystemExit(f"--heldout: {path} is not a file")
+            same = seen.setdefault(path.resolve(), path)
+            if same is not path:  # its lines would be scored twice, as two texts
+                raise SystemExit(f"--heldout: {path} and {same} are the same file: give it once")
         texts = [read_lines(path, limit) for path in files]
         for path, lines in zip(files, texts, strict=True):
             if not lines:
