@@ -48,6 +48,11 @@ BOM = "\ufeff"
 #: Lines handled together (counting, normalizing, encoding shards): whole-batch C calls
 #: instead of Python calls per line, and a bounded list in memory.
 BATCH_LINES = 2048
+#: And at most about this many characters: 2,048 lines of up to MAX_LINE_BYTES each would be
+#: 128 GiB held at once, where real batches are a few hundred KB.
+BATCH_CHARS = 16 << 20
+#: Items taken at a time while a batch fills: the most by which it can pass BATCH_CHARS.
+BATCH_STEP = 16
 
 
 @dataclass(frozen=True)
@@ -59,11 +64,25 @@ class Span:
     end: int
 
 
-def batched(items: Iterable[str], size: int = BATCH_LINES) -> Iterator[list[str]]:
-    """``items`` in lists of ``size``, the last shorter (``itertools.batched`` is Python 3.12
-    and gives tuples)."""
+def batched(
+    items: Iterable[str], size: int = BATCH_LINES, chars: int = BATCH_CHARS
+) -> Iterator[list[str]]:
+    """``items`` in order, in lists of ``size``, a list ended early once it holds ``chars``
+    characters (its last :data:`BATCH_STEP` items at most take it past them), so a batch of long
+    lines stays bounded (``itertools.batched`` is Python 3.12, gives tuples and knows no
+    characters)."""
     iterator = iter(items)
-    while batch := list(islice(iterator, size)):
+    batch: list[str] = []
+    held = 0
+    # A few items at a time: one Python step per item would cost more than the work on short
+    # lines; the bound is then passed by at most that many items.
+    while part := list(islice(iterator, min(BATCH_STEP, size - len(batch)))):
+        batch += part
+        held += sum(map(len, part))
+        if len(batch) == size or held >= chars:
+            yield batch
+            batch, held = [], 0
+    if batch:
         yield batch
 
 

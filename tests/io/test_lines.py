@@ -11,9 +11,12 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from conftest import examples
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from brahmic_pua.io import lines
-from brahmic_pua.io.lines import bounded_lines, file_lines, stream_lines
+from brahmic_pua.io.lines import BATCH_STEP, batched, bounded_lines, file_lines, stream_lines
 
 #: The bound in these tests, and the block the file reader reads (never above the bound).
 BOUND, BLOCK = 4096, 1024
@@ -121,3 +124,29 @@ def test_a_pipe_gives_the_lines_a_file_with_the_same_bytes_gives(
     assert list(file_lines(regular, skip_blank=skip_blank)) == expected
     piped = _through_fifo(tmp_path, data, lambda p: list(file_lines(p, skip_blank=skip_blank)))
     assert piped == expected
+
+
+@given(
+    st.lists(st.text(max_size=40) | st.sampled_from(["x" * 500, ""]), max_size=300),
+    st.integers(1, 70),
+    st.integers(1, 900),
+)
+@settings(max_examples=examples(100))
+def test_batches_keep_the_order_and_both_bounds(items: list[str], size: int, chars: int) -> None:
+    """Every item once, in order; no batch over ``size`` items; a batch ends at the first step
+    where it holds ``chars`` characters, so without its last BATCH_STEP items it holds fewer.
+    The oracle: the lists and lengths counted here."""
+    batches = list(batched(items, size, chars))
+    assert [item for batch in batches for item in batch] == items
+    assert all(batch for batch in batches)
+    for batch in batches:
+        assert len(batch) <= size
+        assert sum(map(len, batch[:-BATCH_STEP])) < chars or len(batch) <= BATCH_STEP
+
+
+def test_long_lines_end_a_batch_early() -> None:
+    """2,048 lines of a million characters are not held at once (they were: a batch was
+    2,048 lines whatever their length)."""
+    lines = ("y" * 1_000_000 for _ in range(2048))
+    sizes = [len(batch) for batch in batched(lines, 2048, 16_000_000)]
+    assert sizes[0] == 16 and sum(sizes) == 2048
