@@ -181,7 +181,12 @@ class EncodeOptions:
     def of(cls, keywords: dict[str, Any]) -> EncodeOptions:
         names = {option.name for option in fields(cls)} - {"extra"}
         given = {name: value for name, value in keywords.items() if name in names}
-        return cls(**given, extra={k: v for k, v in keywords.items() if k not in names})
+        extra = {k: v for k, v in keywords.items() if k not in names}
+        # apply_chat_template passes it, False unless asked: False is no keyword at all (it
+        # kept a batch of chats off the one-pass path)
+        if not extra.get("sanitize_control_tokens", True):
+            del extra["sanitize_control_tokens"]
+        return cls(**given, extra=extra)
 
     def keywords(self) -> dict[str, Any]:
         """All of them, as ``_encode_plus`` takes them."""

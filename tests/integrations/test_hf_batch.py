@@ -206,3 +206,25 @@ def test_a_sequence_longer_than_the_model_warns_once_as_one_by_one(
     first, second = warnings_of_transformers
     assert first == second and first.startswith("Token indices sequence length is longer")
     assert f"({len(tok(LONG[0])['input_ids'])} > 64)" in first
+
+
+def test_a_batch_of_chats_is_one_pass(
+    hf: ModuleType, sample_models: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``apply_chat_template`` on several chats (which passes sanitize_control_tokens=False)
+    takes the batch path as ``tok(texts)`` does, and gives each chat's ids as on its own."""
+    tok = tokenizer(hf, str(sample_models["unigram"]), True, False)
+    lines = sample_held_out("te")[:6]
+    chats = [
+        [{"role": "user", "content": a}, {"role": "assistant", "content": b}]
+        for a, b in zip(lines[::2], lines[1::2], strict=True)
+    ]
+    template = hf.CHAT_TEMPLATE
+    alone = [tok.apply_chat_template(c, chat_template=template, return_dict=False) for c in chats]
+
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("prepare_for_model called for a row of a batch")
+
+    monkeypatch.setattr(tok, "prepare_for_model", refuse)
+    together = tok.apply_chat_template(chats, chat_template=template, return_dict=False)
+    assert together == alone
