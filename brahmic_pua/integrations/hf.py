@@ -483,6 +483,20 @@ class BrahmicPuaTokenizer(PreTrainedTokenizer):  # type: ignore[misc]
         """One text or pair (or pretokenized words) to ids, with ``return_offsets_mapping``
         their spans and word maps too; ``prepare_for_model`` adds the special tokens, truncates
         and pads. A row of a batch hands its maps to :func:`row_maps`."""
+        rows = ROW_MAPS.get()  # a row of a batch (its maps go there), else None
+        # What this row calls (a subclass's prepare_for_tokenization may encode text of its
+        # own) is no row of the batch: its maps must not join the batch's.
+        alone = ROW_MAPS.set(None)
+        try:
+            out = self._encode_alone(text, text_pair, options)
+        finally:
+            ROW_MAPS.reset(alone)
+        if rows is not None and options.extra.get("return_offsets_mapping"):
+            rows.append(out.encodings[0])  # transformers pads the row, then the batch maps it
+        return out
+
+    def _encode_alone(self, text: Any, text_pair: Any, options: EncodeOptions) -> Any:
+        """:meth:`_encode_row`'s work: the ids, and the spans where asked."""
         extra = dict(options.extra)  # what is left goes to prepare_for_tokenization
         split_special_tokens = extra.pop("split_special_tokens", self.split_special_tokens)
         spans = bool(extra.pop("return_offsets_mapping", False))
@@ -499,11 +513,7 @@ class BrahmicPuaTokenizer(PreTrainedTokenizer):  # type: ignore[misc]
                 prepend_batch_axis=True,
                 **options.for_model(),
             )
-        out = self._with_spans(first, second, options.return_tensors, options.for_model())
-        rows = ROW_MAPS.get()
-        if rows is not None:  # a row of a batch: transformers pads it, then the batch maps it
-            rows.append(out.encodings[0])
-        return out
+        return self._with_spans(first, second, options.return_tensors, options.for_model())
 
     def _with_row_maps(self, out: Any, rows: list[RowMaps], options: EncodeOptions) -> Any:
         """transformers' output for a batch it encoded a row at a time, calling

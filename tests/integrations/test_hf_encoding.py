@@ -215,6 +215,34 @@ def test_a_batch_maps_each_row_as_that_row_alone(
                 assert batch.char_to_token(i, char) == (None if token is None else token + shift)
 
 
+def test_an_encoding_inside_a_row_is_no_row_of_the_batch(
+    hf: ModuleType, sample_models: dict[str, Path]
+) -> None:
+    """A subclass that encodes text of its own while a row is prepared (its
+    prepare_for_tokenization calls the tokenizer): that encoding's maps stay its own, and the
+    batch still maps each of its rows (they joined the batch's, which then had more maps than
+    rows and none)."""
+
+    class Nested(hf.BrahmicPuaTokenizer):  # type: ignore[misc, name-defined]
+        inside = False
+
+        def prepare_for_tokenization(self, text: str, *args: Any, **kwargs: Any) -> Any:
+            if not self.inside:  # once: the inner call prepares its own text too
+                self.inside = True
+                self("నీరు", return_offsets_mapping=True)
+                self.inside = False
+            return super().prepare_for_tokenization(text, *args, **kwargs)
+
+    tok = Nested(str(sample_models["unigram"]), pad_token="</s>")
+    plain = tokenizer(hf, sample_models["unigram"], pad_token="</s>")
+    texts, pairs = ["క్రాంతి వచ్చాడు", "ఒక"], ["ఇది", "రెండు"]
+    batch = tok(texts, pairs, padding=True, return_offsets_mapping=True)
+    expected = plain(texts, pairs, padding=True, return_offsets_mapping=True)
+    assert batch["input_ids"] == expected["input_ids"]
+    for i in range(len(texts)):
+        assert batch.word_ids(i) == expected.word_ids(i)
+
+
 def test_without_offsets_the_output_is_a_slow_tokenizers(
     hf: ModuleType, sample_models: dict[str, Path]
 ) -> None:
