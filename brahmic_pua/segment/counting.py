@@ -11,7 +11,7 @@ from functools import cache
 import regex
 
 from brahmic_pua.io.lines import batched
-from brahmic_pua.segment.arrow_count import WordPieces, arrow_wanted, count_pieces
+from brahmic_pua.segment.arrow_count import WordPieces, count_pieces
 from brahmic_pua.segment.patterns import brahmic_start_charset, cluster_source
 from brahmic_pua.segment.sure_cuts import SURROGATE, check_no_surrogates, split_pieces
 
@@ -53,7 +53,7 @@ def count_corpus(texts: Iterable[str], policy: str) -> CorpusCounts:
 
 
 def count_batches(
-    batches: Iterable[list[str]], policy: str, keep_words: bool = False, arrow: bool | None = None
+    batches: Iterable[list[str]], policy: str, keep_words: bool = False, arrow: bool = False
 ) -> CorpusCounts:
     """Cluster and character frequencies of texts given in batches.
 
@@ -67,10 +67,12 @@ def count_batches(
     grew past that bound (not for grapheme, which does not split words).
 
     ``arrow``: split, count and cut the words in Arrow (:mod:`brahmic_pua.segment.arrow_count`:
-    the same counts, in compiled code); None, the default, does where pyarrow is importable and
-    ``BRAHMIC_PUA_COUNT=python`` is not set. Grapheme is always counted in Python.
+    the same counts, in compiled code), as the trainer asks for a corpus big enough
+    (:func:`~brahmic_pua.segment.arrow_count.arrow_wanted`); off by default, since importing
+    pyarrow costs more than it saves on small text (a codec built from a few lines).
+    Grapheme is always counted in Python.
     """
-    if policy != "grapheme" and (arrow if arrow is not None else arrow_wanted()):
+    if policy != "grapheme" and arrow:
         found = count_pieces(batches, policy, keep_words, MAX_WORDS, check_batch)
         return _from_pieces(found, policy)
     pattern = lookup_pattern(policy)

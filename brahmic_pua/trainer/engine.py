@@ -62,6 +62,6 @@ def count_clusters(
         )
         return counts
     counts, corpus.stats = count_on_ray(
-        corpus.inputs, corpus.normalize, policy, corpus.progress, ray_address
+        corpus.inputs, corpus.normalize, policy, corpus.progress, ray_address, arrow
     )
     return counts

@@ -21,6 +21,7 @@ from brahmic_pua.io.lines import Span, batched, plan_spans, read_lines
 from brahmic_pua.io.progress import Progress
 from brahmic_pua.io.workers import kill_workers
 from brahmic_pua.normalize import Normalizer
+from brahmic_pua.segment.arrow_count import arrow_wanted
 from brahmic_pua.segment.counting import CorpusCounts, count_batches
 from brahmic_pua.trainer.corpus import CorpusStats, spm_line_text, text_writer
 from brahmic_pua.trainer.signals import die_with_parent, signals_deferred
@@ -41,12 +42,13 @@ def count_spans(
     normalize: Normalizer,
     policy: str,
     lines_file: str | None = None,
-    arrow: bool | None = None,
+    arrow: bool | None = False,
 ) -> tuple[CorpusCounts, CorpusStats]:
     """Counts and line statistics of some ranges, as :meth:`Corpus.scan` and
     :func:`count_batches` make them for the whole corpus; with ``lines_file``, the ranges'
     lines as spm's line file has them are written there. ``arrow``: as for
-    :func:`count_batches` (the whole corpus's choice, not the range's)."""
+    :func:`count_batches` (the whole corpus's choice, not the range's); None: where pyarrow
+    imports here (a Ray task on a machine that may lack it)."""
     stats = CorpusStats()
     with ExitStack() as files:
         target = files.enter_context(text_writer(lines_file)) if lines_file else None
@@ -62,7 +64,8 @@ def count_spans(
                         target.write(text)
                     yield texts
 
-        return count_batches(batches(), policy, arrow=arrow), stats
+        use = arrow_wanted() if arrow is None else arrow
+        return count_batches(batches(), policy, arrow=use), stats
 
 
 def plan_ranges(files: list[str], workers: int) -> list[list[Span]]:
@@ -90,7 +93,7 @@ def count_in_processes(
     progress: bool,
     workers: int,
     part: Callable[[], str],
-    arrow: bool | None = None,
+    arrow: bool = False,
 ) -> tuple[CorpusCounts, CorpusStats]:
     """Counts and statistics of ``files`` from ``workers`` processes; each range's lines go to
     a new file from ``part()`` (the parts of spm's line file, in order).

@@ -161,14 +161,18 @@ def count_on_ray(
     policy: str,
     progress: bool,
     address: str | None = None,
+    arrow: bool = False,
 ) -> tuple[CorpusCounts, CorpusStats]:
     """Cluster and character counts of ``inputs`` and their line statistics, counted by Ray
-    tasks over line ranges (about four per CPU), reduced in input order."""
+    tasks over line ranges (about four per CPU), reduced in input order; ``arrow``: the tasks
+    count in Arrow where pyarrow imports on their machine (the whole corpus's choice)."""
     with ray_session(address, progress=progress) as ray:
         task = ray.remote(num_cpus=1)(count_spans)
         files = [os.path.abspath(name) for name in inputs]  # workers may run elsewhere
         groups = plan_ranges(files, cluster_cpus(ray))
-        refs = [task.remote(group, normalize, policy) for group in groups]
+        # Arrow where the corpus is big enough and the worker has pyarrow (None: it decides)
+        where = None if arrow else False
+        refs = [task.remote(group, normalize, policy, None, where) for group in groups]
         # On an error the other tasks are not cancelled: ray.cancel on a task whose reply is
         # on its way aborts the driver (Ray 2.60: "Check failed: ... Tried to complete task
         # that was not pending", exit 1 with no message, about 1 run in 5). Leaving the

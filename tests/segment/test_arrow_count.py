@@ -21,7 +21,7 @@ from strategies import ALPHABET, nasty_texts
 
 from brahmic_pua.io.lines import batched
 from brahmic_pua.segment import arrow_count, counting
-from brahmic_pua.segment.counting import count_batches
+from brahmic_pua.segment.counting import count_batches, count_corpus
 from brahmic_pua.segment.sure_cuts import SENTINELS
 from brahmic_pua.trainer import train_model
 
@@ -106,22 +106,25 @@ def test_lone_surrogate_is_the_pure_counts_error() -> None:
     assert str(arrow.value).startswith("text 5: lone surrogate U+D800")
 
 
-def test_the_count_runs_in_arrow_unless_told(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Arrow by default where pyarrow imports; BRAHMIC_PUA_COUNT=python, or no pyarrow, and
-    the pure count; grapheme always pure (it does not split words)."""
+def test_the_count_runs_in_arrow_where_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pure count unless the caller asks for Arrow (the trainer, by the corpus's size:
+    count_corpus of a few lines imported pyarrow, 0.3 s and 95 MB); grapheme always pure (it
+    does not split words); arrow_wanted says no where BRAHMIC_PUA_COUNT=python or pyarrow is
+    missing."""
     calls = _watch(monkeypatch)
     monkeypatch.delenv(arrow_count.COUNT_ENV, raising=False)
-    for policy in ("fixtoken", "grapheme"):
-        count_batches([["కా కా"]], policy)
-    assert calls == ["fixtoken"]
-    monkeypatch.setenv(arrow_count.COUNT_ENV, "python")
+    count_corpus(["కా కా"], "fixtoken")
     count_batches([["కా కా"]], "fixtoken")
+    assert calls == []
+    for policy in ("fixtoken", "grapheme"):
+        count_batches([["కా కా"]], policy, arrow=True)
     assert calls == ["fixtoken"]
+    assert arrow_count.arrow_wanted()
+    monkeypatch.setenv(arrow_count.COUNT_ENV, "python")
+    assert not arrow_count.arrow_wanted()
     monkeypatch.setenv(arrow_count.COUNT_ENV, "arrow")
     monkeypatch.setitem(sys.modules, "pyarrow.compute", None)  # import fails: no pyarrow
     assert not arrow_count.arrow_wanted()
-    count_batches([["కా కా"]], "fixtoken")
-    assert calls == ["fixtoken"]
 
 
 @pytest.mark.parametrize("model_type", ["bpe", "unigram"])
