@@ -199,7 +199,7 @@ def read_lines(span: Span) -> Iterator[str]:
             left -= len(chunk)
             end = chunk.find(b"\n")
             if size + (len(chunk) if end < 0 else end) > MAX_LINE_BYTES:
-                raise ValueError(_too_long(span.path, _line_number(span.path, offset)))
+                raise ValueError(line_too_long(span.path, _line_number(span.path, offset)))
             cut = chunk.rfind(b"\n") + 1 if left > 0 else len(chunk)
             if cut == 0:  # one long line: read on (kept in parts, not copied again each block)
                 held.append(chunk)
@@ -227,7 +227,7 @@ def _not_utf8(path: str | Path, line: int, offset: int, reason: str) -> str:
     )
 
 
-def _too_long(where: str | Path, line: int) -> str:
+def line_too_long(where: str | Path, line: int) -> str:
     """The one message for a line over :data:`MAX_LINE_BYTES` (``where``: the file, or
     "input stdin")."""
     return (
@@ -282,7 +282,7 @@ def stream_lines(stream: BinaryIO, name: str = "<stdin>") -> Iterator[str]:
     while raw := stream.readline(MAX_LINE_BYTES + 1):
         number += 1
         if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
-            raise ValueError(_too_long(f"input {label}", number))
+            raise ValueError(line_too_long(f"input {label}", number))
         try:
             line = raw.decode("utf-8")
         except UnicodeDecodeError as error:

@@ -13,10 +13,11 @@ lines, and so the same model. What follows from the rule:
 
 A file is Parquet when its name ends in ``.parquet`` (any case); its column is named by
 ``text_column`` (default ``text``, the name Hugging Face datasets use) and must hold strings.
-Rows are read :data:`~brahmic_pua.io.lines.BATCH_LINES` at a time
-(``ParquetFile.iter_batches``, that column alone), so memory stays bounded by a row group,
-however large the file. Reading needs pyarrow, the ``arrow`` extra; without it, the error says
-which to install.
+Rows are read :data:`~brahmic_pua.io.lines.BATCH_LINES` at a time (``ParquetFile.iter_batches``,
+that column alone) and made lines at most :data:`~brahmic_pua.io.lines.BATCH_CHARS` characters of
+them at a time (the one batching rule), so memory stays bounded by a row group, however large the
+file; a line over :data:`~brahmic_pua.io.lines.MAX_LINE_BYTES` is refused with the text reader's
+message. Reading needs pyarrow, the ``arrow`` extra; without it, the error says which to install.
 """
 
 from __future__ import annotations
@@ -24,7 +25,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from brahmic_pua.io.lines import BATCH_LINES, split_text
+from brahmic_pua.io.lines import (
+    BATCH_CHARS,
+    BATCH_LINES,
+    MAX_LINE_BYTES,
+    batched,
+    line_too_long,
+    split_text,
+)
 
 SUFFIX = ".parquet"
 #: The column read when none is named: the one Hugging Face datasets name their text.
@@ -101,15 +109,19 @@ def parquet_lines(path: str, column: str = DEFAULT_COLUMN) -> Iterator[str]:
     opened = _open(path, column)
     import pyarrow as pa
 
-    first = True
+    first, number = True, 0
     try:
         for batch in opened.iter_batches(batch_size=BATCH_LINES, columns=[column]):
-            rows: list[str | None] = batch.column(0).to_pylist()
-            if not rows:
-                continue
-            text = "\n".join(row if row is not None else "" for row in rows) + "\n"
-            yield from split_text(text, first=first)
-            first = False
+            rows = [row if row is not None else "" for row in batch.column(0).to_pylist()]
+            for part in batched(rows, BATCH_LINES, BATCH_CHARS):
+                lines = split_text("\n".join(part) + "\n", first=first)
+                # a line of more than a quarter of the bound may be over it in UTF-8
+                if max(map(len, part)) > MAX_LINE_BYTES // 4:
+                    for i, line in enumerate(lines, number + 1):
+                        if len(line.encode("utf-8")) > MAX_LINE_BYTES:
+                            raise ValueError(line_too_long(path, i))
+                yield from lines
+                first, number = False, number + len(lines)
     except (pa.ArrowException, UnicodeDecodeError) as error:  # a damaged page, bad UTF-8
         reason = " ".join(str(error).split()) or type(error).__name__
         raise ValueError(f"{path}: column {column!r} cannot be read ({reason})") from None

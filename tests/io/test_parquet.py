@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import nasty_texts
 
-from brahmic_pua.io import parquet
+from brahmic_pua.io import lines, parquet
 from brahmic_pua.io.lines import BATCH_LINES, file_lines
 from brahmic_pua.io.parquet import check_column, is_parquet, parquet_lines
 
@@ -148,3 +148,49 @@ def test_without_pyarrow_the_error_names_the_extra(
         "(pip install 'brahmic-pua[arrow]')"
     )
     assert parquet.INSTALL in message
+
+
+def test_a_line_over_the_bound_is_refused_as_in_a_text_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A row's line longer than MAX_LINE_BYTES gets the text reader's message for the same line
+    (it was read whatever its size); a long row of short lines is read."""
+    monkeypatch.setattr(lines, "MAX_LINE_BYTES", 4096)
+    monkeypatch.setattr(lines, "BLOCK", 1024)
+    monkeypatch.setattr(parquet, "MAX_LINE_BYTES", 4096)
+    fine: list[str | None] = ["క" * 1300 + "\n" + "క" * 1300]  # two lines of 3,900 bytes
+    write_parquet(tmp_path / "fine.parquet", fine)
+    assert list(parquet_lines(str(tmp_path / "fine.parquet"))) == ["క" * 1300] * 2
+    rows: list[str | None] = ["short", "a\n" + "క" * 1400 + "\nb", "x"]  # line 3: 4,200 bytes
+    write_parquet(tmp_path / "c.parquet", rows)
+    with pytest.raises(ValueError) as text:
+        as_text_file(tmp_path / "c.txt", rows)
+    with pytest.raises(ValueError) as rows_read:
+        list(parquet_lines(str(tmp_path / "c.parquet")))
+    assert "line 3 is longer than 4,096 bytes" in str(text.value)
+    assert str(rows_read.value) == str(text.value).replace("c.txt", "c.parquet")
+
+
+def test_long_rows_are_made_lines_a_part_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No more than about BATCH_CHARS characters of rows are joined into lines at once (the
+    one batching rule: its last few rows may pass the bound): a batch of long rows was joined
+    whole. The lines are the text file's."""
+    monkeypatch.setattr(parquet, "BATCH_CHARS", 100)
+    rows: list[str | None] = [f"{i:02d}" + "x" * 28 for i in range(40)]
+    rows += ["y" * 250, None]
+    write_parquet(tmp_path / "c.parquet", rows, group=len(rows))
+    joined: list[int] = []
+    real = lines.split_text
+
+    def watched(text: str, *, first: bool = True) -> list[str]:
+        joined.append(len(text.encode("utf-8")))
+        return real(text, first=first)
+
+    monkeypatch.setattr(parquet, "split_text", watched)
+    assert list(parquet_lines(str(tmp_path / "c.parquet"))) == as_text_file(
+        tmp_path / "c.txt", rows
+    )
+    assert len(joined) > 1  # several parts of the one batch
+    assert max(joined) < 1000  # 42 rows, 1,450 characters with their line ends, all at once
