@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from conftest import examples
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from brahmic_pua.io import lines
@@ -131,17 +131,21 @@ def test_a_pipe_gives_the_lines_a_file_with_the_same_bytes_gives(
     st.integers(1, 70),
     st.integers(1, 900),
 )
+@example(items=["ab"] * 100, size=50, chars=900)  # full by count
+@example(items=["abcd"] * 100, size=70, chars=90)  # full by characters
 @settings(max_examples=examples(100))
 def test_batches_keep_the_order_and_both_bounds(items: list[str], size: int, chars: int) -> None:
     """Every item once, in order; no batch over ``size`` items; a batch ends at the first step
-    where it holds ``chars`` characters, so without its last BATCH_STEP items it holds fewer.
-    The oracle: the lists and lengths counted here."""
+    where it holds ``chars`` characters, so without its last BATCH_STEP items it holds fewer;
+    every batch but the last is full by one bound. The oracle: lists and lengths counted here."""
     batches = list(batched(items, size, chars))
     assert [item for batch in batches for item in batch] == items
     assert all(batch for batch in batches)
     for batch in batches:
         assert len(batch) <= size
         assert sum(map(len, batch[:-BATCH_STEP])) < chars or len(batch) <= BATCH_STEP
+    for batch in batches[:-1]:  # and no batch ends before one of its bounds
+        assert len(batch) == size or sum(map(len, batch)) >= chars
 
 
 def test_long_lines_end_a_batch_early() -> None:
