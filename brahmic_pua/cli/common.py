@@ -27,6 +27,7 @@ from click.decorators import FC
 from brahmic_pua import CodecFileError, ModelFileError, PUACodec, SentencePieceProcessor
 from brahmic_pua.io.atomic import atomic_output, check_writable, write_atomic_many
 from brahmic_pua.io.lines import file_lines, stream_lines
+from brahmic_pua.io.wording import one_line
 from brahmic_pua.model.display import vocab_text as render_vocab
 from brahmic_pua.model.manifest import extract, has_manifest
 from brahmic_pua.model.model_file import read_model_file
@@ -279,12 +280,6 @@ def expected(error: ValueError | OSError) -> str:
     if isinstance(error, OSError) and error.strerror and error.filename:
         return f"{error.filename}: {error.strerror}"
     return join_lines(str(error)) or type(error).__name__
-
-
-def one_line(error: Exception) -> str:
-    """A command's own one line for an error: all whitespace collapsed, the type's name when
-    the message is empty."""
-    return " ".join(str(error).split()) or type(error).__name__
 
 
 @contextmanager

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Final, TypeVar
 
 from brahmic_pua.io.bounded import read_bounded
-from brahmic_pua.io.wording import counted
+from brahmic_pua.io.wording import counted, one_line
 
 INSTALL_HF = "pip install 'brahmic-pua[hf]' (or pip install tokenizers)"
 
@@ -98,7 +98,7 @@ def _run_rust(call: Callable[[], _T], seconds: float | None = None) -> _T:
 
 def _reason(error: BaseException) -> str:
     """tokenizers' message on one line; a panic's marked as such."""
-    reason = " ".join(str(error).split())
+    reason = one_line(error)
     return f"it panicked: {reason}" if _is_panic(error) else reason
 
 

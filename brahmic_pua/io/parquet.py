@@ -33,6 +33,7 @@ from brahmic_pua.io.lines import (
     line_too_long,
     split_text,
 )
+from brahmic_pua.io.wording import one_line
 
 SUFFIX = ".parquet"
 #: The column read when none is named: the one Hugging Face datasets name their text.
@@ -58,7 +59,7 @@ def _parquet_file(path: str) -> Any:
     try:
         return pq.ParquetFile(path)
     except (pa.ArrowException, OSError) as error:
-        reason = " ".join(str(error).split()) or type(error).__name__
+        reason = one_line(error)
         raise ValueError(
             f"{path} is not a Parquet file that can be read ({reason}): give a Parquet file, "
             "or a text file without the .parquet suffix"
@@ -123,5 +124,5 @@ def parquet_lines(path: str, column: str = DEFAULT_COLUMN) -> Iterator[str]:
                 yield from lines
                 first, number = False, number + len(lines)
     except (pa.ArrowException, UnicodeDecodeError) as error:  # a damaged page, bad UTF-8
-        reason = " ".join(str(error).split()) or type(error).__name__
+        reason = one_line(error)
         raise ValueError(f"{path}: column {column!r} cannot be read ({reason})") from None

@@ -19,3 +19,10 @@ def counted(count: int, noun: str, plural: str | None = None) -> str:
     "lines contain")``, ``counted(n, "piece starting with a mark", "pieces starting with a
     mark")``)."""
     return f"{count:,} {noun if count == 1 else plural or noun + 's'}"
+
+
+def one_line(error: BaseException) -> str:
+    """An error's message as one line: all whitespace collapsed (a library's message may span
+    lines, and every error brahmic_pua reports is one line), the type's name when it is empty.
+    The one rule, for every message that quotes another's."""
+    return " ".join(str(error).split()) or type(error).__name__

@@ -26,6 +26,7 @@ from typing import Any
 
 import sentencepiece as stock
 
+from brahmic_pua.io.wording import one_line
 from brahmic_pua.model.manifest import Manifest, NotAModelError, read
 from brahmic_pua.model.model_file import read_model_file
 from brahmic_pua.model.processor_types import StockProcessor
@@ -53,7 +54,7 @@ def load_model(data: bytes, source: str = "model_proto", **options: Any) -> Load
     try:
         processor.LoadFromSerializedProto(data)
     except (RuntimeError, OSError) as error:
-        reason = " ".join(str(error).split())
+        reason = one_line(error)
         raise NotAModelError(f"{source}: not a SentencePiece model ({reason})") from None
     return LoadedModel(data, source, message, manifest, processor, pieces)
 

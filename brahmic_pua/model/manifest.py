@@ -41,7 +41,7 @@ from typing import Any, Final
 from brahmic_pua.codec import PUACodec
 from brahmic_pua.codec.table_file import check_document, quoted
 from brahmic_pua.io.digest import json_fingerprint
-from brahmic_pua.io.wording import counted
+from brahmic_pua.io.wording import counted, one_line
 from brahmic_pua.model.model_proto import MANIFEST, MANIFEST_FIELD, model_pb2
 from brahmic_pua.model.rule_check import RuleError, check_rules
 from brahmic_pua.normalize import Normalizer, check_mode, normalizer
@@ -254,7 +254,7 @@ def _parse(data: bytes, source: str) -> Any:
     try:
         model.ParseFromString(data)
     except _ProtobufError as error:
-        reason = " ".join(str(error).split())  # one line, whatever the implementation says
+        reason = one_line(error)  # whatever the implementation says
         raise _not_a_model(data, source, reason) from None
     for field in _UnknownFieldSet(model):
         if field.field_number == FIELD_NUMBER:

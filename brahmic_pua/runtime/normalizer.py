@@ -22,6 +22,7 @@ from typing import Any
 
 import sentencepiece as stock
 
+from brahmic_pua.io.wording import one_line
 from brahmic_pua.model.manifest import Manifest, NotAModelError, extract
 from brahmic_pua.model.model_file import read_model_file
 from brahmic_pua.model.model_proto import parse_model
@@ -74,7 +75,7 @@ class SentencePieceNormalizer:
                     remove_extra_whitespaces=remove_extra_whitespaces,
                 )
             except (RuntimeError, OSError) as error:
-                reason = " ".join(str(error).split())
+                reason = one_line(error)
                 raise NotAModelError(f"{source}: not a SentencePiece model ({reason})") from None
         else:  # stock's other sources, and its ValueError when none is given
             self._normalizer = stock.SentencePieceNormalizer(

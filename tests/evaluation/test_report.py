@@ -18,12 +18,13 @@ import pytest
 import sentencepiece
 from conftest import slow
 
-from brahmic_pua.cli.common import expected, join_lines, one_line, vocab_path
+from brahmic_pua.cli.common import expected, join_lines, vocab_path
 from brahmic_pua.evaluation import evaluate as evaluation
 from brahmic_pua.evaluation.audit import SUMMARY, audit, audit_text, format_report
 from brahmic_pua.evaluation.evaluate import METRICS, evaluate, format_table, text_metrics
 from brahmic_pua.evaluation.report import LABELS, cell, grid, labels_of, table
 from brahmic_pua.io.lines import split_text
+from brahmic_pua.io.wording import one_line
 from brahmic_pua.runtime.processor import SentencePieceProcessor
 from brahmic_pua.trainer import train_model
 

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from brahmic_pua.io.wording import counted
+from brahmic_pua.io.wording import counted, one_line
 
 GROUPED = re.compile(r"[1-9][0-9]{0,2}(?:,[0-9]{3})*|0")
 
@@ -45,3 +45,17 @@ def test_a_given_plural_and_a_verb_agree_too(count: int) -> None:
     said = counted(count, "line contains", "lines contain")
     assert said == f"{count:,} " + ("line contains" if count == 1 else "lines contain")
     assert counted(count, "mark-start piece").endswith("piece" if count == 1 else "pieces")
+
+
+@given(st.text())
+def test_one_line_is_the_message_on_one_line(message: str) -> None:
+    """No line break of any kind (str.splitlines' own list), no run of spaces, the words in
+    order; the type's name where nothing is left."""
+    line = one_line(ValueError(message))
+    assert line == (" ".join(message.split()) or "ValueError")
+    assert len(line.splitlines()) == 1 and "  " not in line
+
+
+def test_one_line_examples() -> None:
+    assert one_line(OSError("bad\n  page\r\nat 3")) == "bad page at 3"
+    assert one_line(KeyError()) == "KeyError"
