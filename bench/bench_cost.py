@@ -41,6 +41,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from brahmic_pua.segment.arrow_count import ARROW_MIN_BYTES, COUNT_ENV
+
 from common import CORPORA, RAW_SPM_OPTIONS, RAW_TRAIN, Measured, best_of, measured
 
 #: Bytes of the mixed corpus for the 50 MB rows: every training corpus but te.extra (the
@@ -220,9 +222,11 @@ def compare_transformers(work: Path, repeat: int, threads: int) -> dict[str, tup
 
 
 def _has_pyarrow() -> bool:
-    import importlib.util
-
-    return importlib.util.find_spec("pyarrow") is not None
+    try:
+        import pyarrow.compute  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def main() -> None:
@@ -234,8 +238,9 @@ def main() -> None:
         "--count",
         choices=["auto", "python", "arrow"],
         default="auto",
-        help="our trainer's count (BRAHMIC_PUA_COUNT): auto is Arrow from 16 MB where pyarrow "
-        "is installed (the arrow extra), python the pure count",
+        help=f"our trainer's count ({COUNT_ENV}): auto is Arrow from "
+        f"{ARROW_MIN_BYTES >> 20} MB where pyarrow is installed (the arrow extra), python the "
+        "pure count",
     )
     parser.add_argument("--list", action="store_true", help="print the rows and stop")
     args = parser.parse_args()
@@ -246,7 +251,7 @@ def main() -> None:
         print(f"transformers: the same models, a batch of the first {HF_LINES:,} lines of te.extra")
         return
     if args.count != "auto":
-        os.environ["BRAHMIC_PUA_COUNT"] = args.count  # the trainers' processes inherit it
+        os.environ[COUNT_ENV] = args.count  # the trainers' processes inherit it
     print(f"our count: {args.count}" + ("" if _has_pyarrow() else " (pyarrow not installed)"))
     if args.repeat < 3:
         print(f"note: best of {args.repeat}; the issue's numbers are best of 3 or more")

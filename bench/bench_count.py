@@ -22,7 +22,7 @@ from bench_cost import corpus_file
 
 from brahmic_pua.io.lines import Span, batched, read_lines
 from brahmic_pua.normalize import normalizer
-from brahmic_pua.segment.arrow_count import arrow_wanted
+from brahmic_pua.segment.arrow_count import COUNT_ENV, arrow_wanted
 from brahmic_pua.segment.counting import count_batches
 
 
@@ -33,7 +33,10 @@ def main() -> None:
     parser.add_argument("--policy", default="fixtoken")
     args = parser.parse_args()
     if not arrow_wanted():
-        raise SystemExit("pyarrow is not installed: pip install -e '.[arrow]'")
+        raise SystemExit(
+            f"the Arrow count is off: {COUNT_ENV}=python is set, or pyarrow is not installed "
+            "(pip install -e '.[arrow]')"
+        )
     with tempfile.TemporaryDirectory() as work:
         path = Path(args.corpus) if args.corpus else corpus_file("mix", Path(work))
         n = normalizer("nfc")
