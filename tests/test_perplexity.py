@@ -285,7 +285,8 @@ def test_each_heldout_file_keeps_its_own_lines_and_training_drops_them_all(
         heldout_texts([tmp_path / "missing.txt"], 2)
     # one file under two names would be scored twice, as two held-out texts
     (tmp_path / "link.txt").symlink_to(a)
-    for again in (tmp_path / "." / "a.txt", tmp_path / "link.txt"):
+    (tmp_path / "hard.txt").hardlink_to(a)
+    for again in (tmp_path / "." / "a.txt", tmp_path / "link.txt", tmp_path / "hard.txt"):
         with pytest.raises(SystemExit, match=r"are the same file: give it once"):
             heldout_texts([a, b, again], 2)
 

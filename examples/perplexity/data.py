@@ -117,11 +117,12 @@ def heldout_texts(files: list[Path] | None, limit: int) -> list[list[str]]:
     if not files:
         texts = [read_lines(NEWS, limit, tail=True)]
     else:
-        seen: dict[Path, Path] = {}
+        seen: dict[tuple[int, int], Path] = {}
         for path in files:
             if not path.is_file():
                 raise SystemExit(f"--heldout: {path} is not a file")
-            same = seen.setdefault(path.resolve(), path)
+            info = path.stat()  # one file under two names: ./a.txt, a symbolic or hard link
+            same = seen.setdefault((info.st_dev, info.st_ino), path)
             if same is not path:  # its lines would be scored twice, as two texts
                 raise SystemExit(f"--heldout: {path} and {same} are the same file: give it once")
         texts = [read_lines(path, limit) for path in files]

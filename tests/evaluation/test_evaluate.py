@@ -188,7 +188,7 @@ def test_brahmic_piece_texts_are_the_shown_pieces_decoded(
     texts = piece_texts(brahmic_processor)
     for i, text in enumerate(texts):
         shown = brahmic_processor.id_to_piece(i)
-        # a disabled piece is spelled after a space (model.pieces.DISABLED_PREFIX), shown as is
+        # a disabled piece is spelled after a space (model.display.DISABLED_PREFIX), shown as is
         assert "<U+" in shown or text.replace(" ", "▁") == shown.replace(" ", "▁")
         if not brahmic_processor.is_unused(i):
             assert not any(unicodedata.category(ch) == "Co" for ch in text)
@@ -366,7 +366,7 @@ def test_orphan_marks(
     assert orphan_marks_per_1000(plain_processor.encode(ne_held_out), plain_processor) > 50
     assert orphan_marks_per_1000(brahmic_processor.encode(ne_held_out), brahmic_processor) == 0
     # the audit finds no mark-initial piece: brahmic_pua disabled them, and spelled each after
-    # a space, which no text reaches (model.pieces.DISABLED_PREFIX)
+    # a space, which no text reaches (model.display.DISABLED_PREFIX)
     assert not orphan_mark_ids(brahmic_processor)
     disabled = [
         p.piece
