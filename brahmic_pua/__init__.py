@@ -44,31 +44,91 @@ from ``brahmic_pua.segment``. Everything else lives in its package (see ``tests/
 for the order of the layers).
 """
 
-# sentencepiece's module-level names: state of the C++ library both modules share.
-from sentencepiece import (
-    SetDataDir,
-    SetMinLogLevel,
-    SetNBestTimeout,
-    SetRandomGeneratorSeed,
-    ThreadPool,
-    set_data_dir,
-    set_min_log_level,
-    set_nbest_timeout,
-    set_random_generator_seed,
-)
-from sentencepiece import sentencepiece_model_pb2 as sentencepiece_model_pb2
-from sentencepiece import sentencepiece_pb2 as sentencepiece_pb2
+from __future__ import annotations
 
-from brahmic_pua.codec import CodecFileError, PUACodec
-from brahmic_pua.model.manifest import ModelFileError
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    # sentencepiece's module-level names: state of the C++ library both modules share.
+    from sentencepiece import (
+        SetDataDir,
+        SetMinLogLevel,
+        SetNBestTimeout,
+        SetRandomGeneratorSeed,
+        ThreadPool,
+        set_data_dir,
+        set_min_log_level,
+        set_nbest_timeout,
+        set_random_generator_seed,
+    )
+    from sentencepiece import sentencepiece_model_pb2 as sentencepiece_model_pb2
+    from sentencepiece import sentencepiece_pb2 as sentencepiece_pb2
+
+    from brahmic_pua.codec import CodecFileError, PUACodec
+    from brahmic_pua.model.manifest import ModelFileError
+    from brahmic_pua.normalize.folding import FoldingTable, validate_folding_rules
+    from brahmic_pua.orthography import SCRIPT_NAMES
+    from brahmic_pua.runtime.flatbuffer import ConvertToFlatbuffer, convert_to_flatbuffer
+    from brahmic_pua.runtime.normalizer import SentencePieceNormalizer
+    from brahmic_pua.runtime.processor import SentencePieceProcessor
+    from brahmic_pua.trainer import SentencePieceTrainer
+
+# Imported now: each shares its name with its package, which importing any module of the
+# package would bind here in its place (brahmic_pua.normalize the package, not the function).
 from brahmic_pua.normalize import normalize
-from brahmic_pua.normalize.folding import FoldingTable, validate_folding_rules
-from brahmic_pua.orthography import SCRIPT_NAMES
-from brahmic_pua.runtime.flatbuffer import ConvertToFlatbuffer, convert_to_flatbuffer
-from brahmic_pua.runtime.normalizer import SentencePieceNormalizer
-from brahmic_pua.runtime.processor import SentencePieceProcessor
 from brahmic_pua.segment import POLICIES, segment
-from brahmic_pua.trainer import SentencePieceTrainer
+
+#: Where each other top-level name lives. They are imported on first use (PEP 562): a program that
+#: imports one part (``brahmic-pua train`` needs the trainer, not the processor, the flatbuffer
+#: converter or the normalizer) does not pay for every other part's start-up.
+_SOURCES = {
+    **dict.fromkeys(
+        [
+            "SetDataDir",
+            "SetMinLogLevel",
+            "SetNBestTimeout",
+            "SetRandomGeneratorSeed",
+            "ThreadPool",
+            "set_data_dir",
+            "set_min_log_level",
+            "set_nbest_timeout",
+            "set_random_generator_seed",
+        ],
+        "sentencepiece",
+    ),
+    "sentencepiece_model_pb2": "sentencepiece",
+    "sentencepiece_pb2": "sentencepiece",
+    "CodecFileError": "brahmic_pua.codec",
+    "PUACodec": "brahmic_pua.codec",
+    "ModelFileError": "brahmic_pua.model.manifest",
+    "FoldingTable": "brahmic_pua.normalize.folding",
+    "validate_folding_rules": "brahmic_pua.normalize.folding",
+    "SCRIPT_NAMES": "brahmic_pua.orthography",
+    "ConvertToFlatbuffer": "brahmic_pua.runtime.flatbuffer",
+    "convert_to_flatbuffer": "brahmic_pua.runtime.flatbuffer",
+    "SentencePieceNormalizer": "brahmic_pua.runtime.normalizer",
+    "SentencePieceProcessor": "brahmic_pua.runtime.processor",
+    "SentencePieceTrainer": "brahmic_pua.trainer",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """A top-level name, imported from its module the first time it is asked for."""
+    source = _SOURCES.get(name)
+    if source is None:
+        raise AttributeError(f"module 'brahmic_pua' has no attribute {name!r}")
+    if name.endswith("_pb2"):  # stock's protobuf modules, submodules of sentencepiece
+        value = importlib.import_module(f"sentencepiece.{name}")
+    else:
+        value = getattr(importlib.import_module(source), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_SOURCES})
+
 
 __version__ = "0.1.0"
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import importlib
 import pickle
+import subprocess
+import sys
 import types
 import unicodedata
 from pathlib import Path
@@ -248,3 +250,23 @@ def test_normalizer_pickles_and_loads_from_proto(escaped_space_model: str) -> No
         data = stream.read()
     from_proto = spm.SentencePieceNormalizer(model_proto=data, add_dummy_prefix=False)
     assert from_proto.normalize(HELD_OUT) == normalizer.normalize(HELD_OUT)
+
+
+def test_the_top_level_imports_its_parts_when_asked() -> None:
+    """``import brahmic_pua`` leaves the processor, the trainer and the rest unimported until a
+    name of theirs is used (a fresh interpreter, counted in sys.modules); ``normalize`` and
+    ``segment`` stay the functions whatever was imported first (their packages share names)."""
+    script = (
+        "import sys; import brahmic_pua.normalize.nfc, brahmic_pua.segment.counting; "
+        "import brahmic_pua as b; "
+        "before = {m for m in sys.modules if m.startswith('brahmic_pua.')}; "
+        "from brahmic_pua.normalize import normalize; from brahmic_pua.segment import segment; "
+        "assert b.normalize is normalize and b.segment is segment, (b.normalize, b.segment); "
+        "assert b.SentencePieceProcessor.__module__ == 'brahmic_pua.runtime.processor'; "
+        "print(' '.join(sorted(before)))"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    before = set(done.stdout.split())
+    for module in ("runtime.processor", "runtime.flatbuffer", "trainer.train", "model.manifest"):
+        assert f"brahmic_pua.{module}" not in before, module

@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 import click
 from click.decorators import FC
 
-from brahmic_pua import CodecFileError, ModelFileError, PUACodec, SentencePieceProcessor
+import brahmic_pua
+from brahmic_pua import CodecFileError, ModelFileError, PUACodec
 from brahmic_pua.io.atomic import atomic_output, check_writable, write_atomic_many
 from brahmic_pua.io.lines import file_lines, stream_lines
 from brahmic_pua.io.wording import one_line
@@ -53,6 +54,8 @@ SETTINGS: dict[str, Any] = {
 }
 
 if TYPE_CHECKING:
+    from brahmic_pua import SentencePieceProcessor
+
     _Choice = click.Choice[str]
     _ParamType = click.ParamType[bool]
 else:  # click < 8.2's types are not generic
@@ -294,8 +297,8 @@ def one_line_errors() -> Iterator[None]:
 
 def load_model(path: str) -> SentencePieceProcessor:
     """The model, or one line naming the file and what is wrong with it."""
-    try:
-        return SentencePieceProcessor(model_file=path)
+    try:  # (the processor is imported by the commands that load a model, not by every one)
+        return brahmic_pua.SentencePieceProcessor(model_file=path)
     except ModelFileError as error:  # each names the file (brahmic_pua.model.loader)
         raise click.ClickException(one_line(error)) from None
 
@@ -303,7 +306,7 @@ def load_model(path: str) -> SentencePieceProcessor:
 def is_model(path: str) -> bool:
     """Whether ``path`` is a SentencePiece model (plain or brahmic_pua)."""
     try:
-        SentencePieceProcessor(model_file=path)
+        brahmic_pua.SentencePieceProcessor(model_file=path)
     except ModelFileError:
         return False
     return True

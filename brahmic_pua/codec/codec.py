@@ -122,9 +122,17 @@ class PUACodec:
 
     @classmethod
     def from_counts(
-        cls, counts: Mapping[str, int], policy: str, scripts: Iterable[str] | None = None
+        cls,
+        counts: Mapping[str, int],
+        policy: str,
+        scripts: Iterable[str] | None = None,
+        closed_set: bool = True,
     ) -> PUACodec:
-        """Build a table from cluster counts (see :func:`count_corpus`)."""
+        """Build a table from cluster counts (see :func:`count_corpus`); for ``fixtoken`` with
+        every canonical valid cluster of its scripts too, unless ``closed_set`` is false (the
+        trainer's table, which keeps only the clusters it counted: building 22,700 clusters of
+        the closed sets to drop them again took 0.07 s of a training on te.train, 0.16 s on
+        a mix of five scripts)."""
         if policy not in POLICIES:
             raise ValueError(f"unknown policy {policy!r}: choose one of {', '.join(POLICIES)}")
         wanted = _check_scripts(scripts)
@@ -139,7 +147,7 @@ class PUACodec:
             ):
                 ranked[cluster] = (count, script)
         chosen = wanted if wanted is not None else {s for _, s in ranked.values()}
-        if policy == "fixtoken":
+        if policy == "fixtoken" and closed_set:
             for script in sorted(chosen):
                 for cluster in valid_clusters(script):
                     ranked.setdefault(cluster, (0, script))

@@ -205,7 +205,10 @@ def train_model(arg: str | None = None, **kwargs: Any) -> TrainReport:
             int(options.spm.get("num_threads", SPM_NUM_THREADS)),
             keep_words=options.complete_word_starts and _model_type(options.spm) == "unigram",
         )
-        codec = PUACodec.from_counts(counts.clusters, options.policy, options.scripts)
+        # Without fixtoken's closed sets: only counted clusters keep a code, but for
+        # required_chars, which may name a cluster the corpus lacks.
+        closed = bool(options.spm.get("required_chars"))
+        codec = PUACodec.from_counts(counts.clusters, options.policy, options.scripts, closed)
         inputs = _Inputs(options, n, corpus, codec, counts.characters, counts.words)
         return _train(inputs, warnings)
     finally:

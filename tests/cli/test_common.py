@@ -22,9 +22,13 @@ from brahmic_pua.cli.main import main
 
 
 def _commands(group: click.Group = main) -> list[click.Command]:
-    """Every command, those of subgroups (codec build, …) included."""
+    """Every command, those of subgroups (codec build, …) included, as click lists and finds
+    them (a command of its own module is imported when asked for)."""
     found: list[click.Command] = []
-    for command in group.commands.values():
+    context = click.Context(group)
+    for name in group.list_commands(context):
+        command = group.get_command(context, name)
+        assert command is not None, name
         if isinstance(command, click.Group):
             found += _commands(command)
         else:

@@ -575,3 +575,32 @@ def test_parquet_input_errors_are_one_line(
     assert result.exit_code == 1 and result.output.count("\n") == 1
     assert "pip install 'brahmic-pua[arrow]'" in result.output
     assert list((tmp_path / "out").iterdir()) == []
+
+
+def test_start_up_imports_only_what_the_command_needs() -> None:
+    """``brahmic-pua train`` starts without importing the other commands' modules, nor the
+    processor, the evaluation or the integrations they need (counted in sys.modules of a fresh
+    interpreter): start-up is time every training pays."""
+    script = (
+        "import sys, brahmic_pua.cli.main; "
+        "print(' '.join(m for m in sys.modules if m.startswith('brahmic_pua.')))"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    loaded = set(done.stdout.split())
+    assert "brahmic_pua.cli.main" in loaded and "brahmic_pua.trainer.train" in loaded
+    for module in cli_main.LAZY_COMMANDS.values():
+        assert f"brahmic_pua.cli.{module[0]}" not in loaded
+    for package in ("runtime", "evaluation", "integrations"):
+        assert not any(name.startswith(f"brahmic_pua.{package}.") for name in loaded), package
+
+
+def test_every_command_module_is_listed_and_runs_its_help(runner: CliRunner) -> None:
+    """A command imported only when asked for is in ``--help`` and answers its own."""
+    listed = runner.invoke(main, ["--help"])
+    assert listed.exit_code == 0
+    for name in cli_main.LAZY_COMMANDS:
+        assert f"\n  {name} " in listed.output, name
+        result = runner.invoke(main, [name, "--help"])
+        assert result.exit_code == 0, (name, result.output)
+        assert f"Usage: main {name}" in result.output

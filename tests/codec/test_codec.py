@@ -117,6 +117,28 @@ def test_closed_set_covers_unseen_valid_clusters() -> None:
     assert len(codec) == len(clusters)
 
 
+def test_without_the_closed_set_the_table_holds_the_counted_clusters() -> None:
+    """closed_set=False (the trainer's table): every counted cluster of a mapped script and
+    nothing else, ranked as with the closed set (the codes only move)."""
+    counts = count_corpus(sample("te")[:200] + sample("hi")[:100], "fixtoken").clusters
+    full = PUACodec.from_counts(counts, "fixtoken")
+    counted = PUACodec.from_counts(counts, "fixtoken", closed_set=False)
+    mapped = {c for c in counts if full.code_of(c) is not None}
+    assert {cluster for _, cluster in counted.code_pairs()} == mapped
+    assert len(full) > len(counted) + 8000
+    assert counted.scripts == full.scripts
+    for script in counted.scripts:  # in a script's block, most frequent first
+        order = sorted(
+            (c for c in mapped if full.script_of(full.code_of(c) or "") == script),
+            key=lambda c: (-counts[c], c),
+        )
+        codes = [ord(counted.code_of(c) or "") for c in order]
+        assert codes == sorted(codes) and order, script
+    assert (
+        counted.to_json() == PUACodec.from_counts(dict(counts), "fixtoken", None, False).to_json()
+    )
+
+
 def test_build_is_deterministic_and_ranks_by_frequency() -> None:
     lines = ["తి తి తి కి కి గి", "గి", "ప"]
     first = PUACodec.build(lines, scripts=["telugu"])

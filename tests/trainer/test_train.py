@@ -29,9 +29,12 @@ from hypothesis import given
 from strategies import nasty_texts
 
 import brahmic_pua as spm
+from brahmic_pua.codec import PUACodec
+from brahmic_pua.codec.closed_set import valid_clusters
 from brahmic_pua.evaluation.metrics import orphan_mark_ids, private_code_byte_runs
 from brahmic_pua.model.display import starts_with_mark
 from brahmic_pua.model.manifest import extract
+from brahmic_pua.segment.counting import count_corpus
 from brahmic_pua.trainer import train_model
 
 
@@ -205,6 +208,90 @@ def test_training_twice_gives_identical_files(tmp_path: Path, model_type: str) -
     for suffix in (".model", ".vocab"):
         first = (tmp_path / "a" / f"m{suffix}").read_bytes()
         assert first == (tmp_path / "b" / f"m{suffix}").read_bytes()
+
+
+def _old_codec(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The trainer's table as it was before issue 41: with fixtoken's closed sets."""
+    real = PUACodec.from_counts.__func__  # type: ignore[attr-defined]
+
+    def with_closed_set(cls: type[PUACodec], *args: Any, **kwargs: Any) -> PUACodec:
+        return real(cls, *args[:3], closed_set=True)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(PUACodec, "from_counts", classmethod(with_closed_set))
+
+
+@pytest.mark.parametrize("model_type", ["unigram", "bpe"])
+def test_models_with_and_without_the_closed_sets_tokenize_alike(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, model_type: str
+) -> None:
+    """The closed sets only placed codes: without them the same clusters get codes, fewer
+    codes apart. A BPE model's vocabulary and ids stay; a Unigram model keeps its pieces, in
+    another order (its scores move by a step of the score grid: spm's sums follow the codes).
+    A model made with them (every model before issue 41) loads and decodes as before, to N of
+    its text, by stock's ids as well."""
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n".join(sample("te") + sample("hi")) + "\n", encoding="utf-8")
+    options: dict[str, Any] = {"vocab_size": 2000, "model_type": model_type, "num_threads": 1}
+    made = {}
+    for name in ("new", "old"):
+        if name == "old":
+            _old_codec(monkeypatch)
+        (tmp_path / name).mkdir()
+        train_model(input=str(corpus), model_prefix=str(tmp_path / name / "m"), **options)
+        made[name] = tmp_path / name / "m"
+    data = {name: prefix.with_suffix(".model").read_bytes() for name, prefix in made.items()}
+    assert data["new"] != data["old"]
+    old_codec = extract(data["old"], "old")
+    new_codec = extract(data["new"], "new")
+    assert old_codec is not None and new_codec is not None
+    old_codes, new_codes = dict(old_codec.codec.code_pairs()), dict(new_codec.codec.code_pairs())
+    assert set(old_codes.values()) == set(new_codes.values())  # the same clusters have codes,
+    assert max(old_codes) > max(new_codes)  # beyond the closed sets' codes before
+    vocab = {name: prefix.with_suffix(".vocab").read_text("utf-8") for name, prefix in made.items()}
+    pieces = {
+        name: {row.split("\t")[0] for row in text.splitlines()} for name, text in vocab.items()
+    }
+    assert pieces["new"] == pieces["old"]
+    if model_type == "bpe":
+        assert vocab["new"] == vocab["old"]
+    lines = sample_held_out("te") + sample_held_out("hi") + ["ఝౌం ऴ्ह క్\u200d"]
+    ids = {}
+    for name, prefix in made.items():
+        ours = spm.SentencePieceProcessor(model_file=str(prefix.with_suffix(".model")))
+        plain = stock.SentencePieceProcessor(model_file=str(prefix.with_suffix(".model")))
+        ids[name] = ours.encode(lines)
+        assert plain.encode([unicodedata.normalize("NFC", line) for line in lines]) == ids[name]
+        assert ours.decode(ids[name]) == [unicodedata.normalize("NFC", line) for line in lines]
+    if model_type == "bpe":
+        assert ids["new"] == ids["old"]
+
+
+def test_the_trainer_builds_no_closed_set(tmp_path: Path) -> None:
+    """Counted (the closed sets' cache, emptied first): no closed set is listed for a training
+    (it was built to be dropped again), but for one with required_chars, which may name a
+    cluster the corpus lacks."""
+    options: dict[str, Any] = {"input": TE_SAMPLE, "vocab_size": 1000, "model_type": "bpe"}
+    valid_clusters.cache_clear()
+    try:
+        train_model(model_prefix=str(tmp_path / "a"), **options)
+        assert valid_clusters.cache_info().currsize == 0
+        train_model(model_prefix=str(tmp_path / "b"), required_chars="క", **options)
+        assert valid_clusters.cache_info().currsize >= 1
+    finally:
+        valid_clusters.cache_clear()
+
+
+def test_a_required_cluster_the_corpus_lacks_gets_its_piece(tmp_path: Path) -> None:
+    counted = count_corpus(sample("te"), "fixtoken").clusters
+    absent = [c for c in valid_clusters("telugu") if c not in counted][:3]
+    assert len(absent) == 3
+    prefix = tmp_path / "m"
+    train_model(
+        input=TE_SAMPLE, model_prefix=str(prefix), vocab_size=1000, required_chars="".join(absent)
+    )
+    sp = spm.SentencePieceProcessor(model_file=f"{prefix}.model")
+    pieces = {sp.id_to_piece(i) for i in range(sp.get_piece_size())}
+    assert all(cluster in pieces for cluster in absent), absent
 
 
 # -- options, planning and errors ------------------------------------------------------------
