@@ -18,6 +18,7 @@ import argparse
 import tempfile
 import unicodedata
 from pathlib import Path
+from typing import Any
 
 import brahmic_pua
 import brahmic_pua.trainer.train as training
@@ -33,10 +34,17 @@ from common import CORPORA, timed
 
 
 def keep_every_cluster() -> None:
-    """Arm A: no pruning before or after training."""
-    vars(training).update(  # the trainer's module functions, replaced for this run
+    """Arm A: the closed sets in the codec (the trainer leaves them out since issue 41) and no
+    pruning before or after training."""
+    counted = brahmic_pua.PUACodec.from_counts
+
+    def with_closed_sets(counts: Any, policy: str, scripts: Any = None, _: bool = False) -> Any:
+        return counted(counts, policy, scripts, True)
+
+    vars(training).update(  # the trainer's module names, replaced for this run
         coded_clusters=lambda codec, symbols, kept: [c for _, c in codec.code_pairs()],
-        _drop_codes_without_piece=lambda model, codec, mode, work: codec,
+        _drop_codes_without_piece=lambda model, codec, *rest: codec,
+        PUACodec=type("ClosedSets", (brahmic_pua.PUACodec,), {"from_counts": with_closed_sets}),
     )
 
 
