@@ -21,7 +21,7 @@ from __future__ import annotations
 import heapq
 import re
 import unicodedata
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from functools import cache
 from itertools import combinations_with_replacement, product
@@ -92,9 +92,9 @@ def normalizer_rules(
     for source in users:
         if source not in rules:
             extra[source] = fold(normalizer(source))
-    extra |= _respellings(wanted, rules, extra, normalizer, fold)
+    extra |= _respellings(wanted, spellings, rules, extra, normalizer, fold)
     if normalizer.strips_zwj:  # a ZWJ typed inside what N then composes or reorders: ळ ZWJ ़
-        extra |= _joined_spellings(joinable, rules, extra, normalizer, fold)
+        extra |= _respellings(joinable, _joined, rules, extra, normalizer, fold)
     sources = rules.keys() | extra.keys()
     kept = [
         (s, t)
@@ -140,18 +140,21 @@ def _texts_to_spell(
 
 def _respellings(
     texts: list[str],
+    variants: Callable[[str], Iterable[str]],
     rules: dict[str, str],
     extra: dict[str, str],
     normalizer: Normalizer,
     fold: LongestMatch,
 ) -> dict[str, str]:
-    """A rule for every other spelling of ``texts`` that ``rules`` and ``extra`` lack: what
-    the rules make of the text's N (N begins with NFC, so every spelling of a text has the N,
-    and the rule, of the text); a spelling two texts share gets the first one's."""
+    """A rule for every variant of ``texts`` (``variants``: a text's spellings, or them with
+    a ZWJ typed inside) that ``rules`` and ``extra`` lack and N changes: what the rules make
+    of the text's N (N begins with NFC, so every spelling of a text has the N, and the rule,
+    of the text, and nepali-lm removes the ZWJ); a variant two texts share gets the first
+    one's."""
     found: dict[str, str] = {}
     for text in texts:
         normal = target = None
-        for spelled in spellings(text):
+        for spelled in variants(text):
             if spelled in rules or spelled in extra or spelled in found:
                 continue
             normal = normalizer(text) if normal is None else normal
@@ -161,23 +164,9 @@ def _respellings(
     return found
 
 
-def _joined_spellings(
-    texts: list[str],
-    rules: dict[str, str],
-    extra: dict[str, str],
-    normalizer: Normalizer,
-    fold: LongestMatch,
-) -> dict[str, str]:
-    """A rule for every spelling of ``texts`` with a ZWJ typed inside (``ळ ZWJ ़``, ``च े ्
-    ZWJ ़``) that ``rules`` and ``extra`` lack: what the rules make of the text's N."""
-    found: dict[str, str] = {}
-    for text in texts:
-        target = None
-        for joined in (j for spelled in spellings(text) for j in _with_zwj(spelled)):
-            if joined not in rules and joined not in extra and joined not in found:
-                target = fold(normalizer(text)) if target is None else target
-                found[joined] = target
-    return found
+def _joined(text: str) -> Iterator[str]:
+    """Each spelling of ``text`` with one ZWJ typed inside it (``ळ ZWJ ़``, ``च े ् ZWJ ़``)."""
+    return (joined for spelled in spellings(text) for joined in _with_zwj(spelled))
 
 
 @cache
