@@ -9,18 +9,21 @@ skip with one line, under CI they fail (docs/testing.md).
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import random
 import signal
 import subprocess
 import sys
+import threading
 import warnings
 import xml.etree.ElementTree as ElementTree
+from collections.abc import Callable, Iterable
 from functools import cache
 from pathlib import Path
 from types import ModuleType
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar
 
 import pytest
 from click.testing import CliRunner
@@ -28,6 +31,7 @@ from hypothesis import HealthCheck, settings
 
 import brahmic_pua.data
 
+T = TypeVar("T")
 ROOT = Path(__file__).resolve().parents[1]
 CORPORA_VARIABLE = "BRAHMIC_PUA_CORPORA"
 #: The corpora: the folder $BRAHMIC_PUA_CORPORA names, else ../shared/corpora beside the checkout.
@@ -279,6 +283,33 @@ def require_extra(module: str, extra: str, untested: str) -> None:
     reason = f"{module} is not installed (optional extra: {install})"
     warnings.warn(f"{untested} not tested: {reason}", stacklevel=2)
     pytest.skip(reason, allow_module_level=True)  # in a test, or at a module's top
+
+
+def through_fifo(path: Path, chunks: Iterable[bytes], read: Callable[[Path], T]) -> T:
+    """``read(path)`` of a FIFO made at ``path`` that a thread fills with ``chunks``, as
+    ``<(cat file)`` or an endless producer gives a path; the writer stops where the reader goes
+    away. After: a writer no reader came for is let go (a FIFO's open waits for both ends), the
+    thread joined and the FIFO removed."""
+    os.mkfifo(path)
+
+    def feed() -> None:
+        try:
+            with open(path, "wb") as sink:
+                for chunk in chunks:
+                    sink.write(chunk)
+        except BrokenPipeError:  # the reader stopped: what a bounded reader does
+            pass
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    try:
+        return read(path)
+    finally:
+        if writer.is_alive():
+            with contextlib.suppress(OSError):
+                os.close(os.open(path, os.O_RDONLY | os.O_NONBLOCK))
+        writer.join(timeout=30)
+        path.unlink()
 
 
 def default_sigint() -> None:

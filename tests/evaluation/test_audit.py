@@ -5,9 +5,7 @@ on Hugging Face tokenizer.json files built here with ``tokenizers``."""
 from __future__ import annotations
 
 import json
-import os
 import sys
-import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import ModuleType
@@ -16,7 +14,7 @@ from typing import Any
 import pytest
 import sentencepiece
 from click.testing import CliRunner
-from conftest import require_extra, sample_held_out, sample_training
+from conftest import require_extra, sample_held_out, sample_training, through_fifo
 
 from brahmic_pua.cli.main import main
 from brahmic_pua.evaluation import audit as audit_module
@@ -375,25 +373,6 @@ def test_wordpiece_and_byte_fallback_tokenizer_json(tmp_path: Path) -> None:
     }
 
 
-def _fed_fifo(tmp_path: Path, chunks: Iterator[bytes]) -> tuple[Path, threading.Thread]:
-    """A FIFO that a thread fills with ``chunks`` (as ``<(cat file)`` or an endless producer
-    would), stopping when the reader goes away."""
-    fifo = tmp_path / "pipe"
-    os.mkfifo(fifo)
-
-    def feed() -> None:
-        try:
-            with open(fifo, "wb") as stream:
-                for chunk in chunks:
-                    stream.write(chunk)
-        except BrokenPipeError:
-            pass
-
-    thread = threading.Thread(target=feed, daemon=True)
-    thread.start()
-    return fifo, thread
-
-
 def test_a_pipe_is_audited_as_the_file_it_carries(
     tmp_path: Path, plain_sample_model: Path, te_held_out: list[str]
 ) -> None:
@@ -403,12 +382,12 @@ def test_a_pipe_is_audited_as_the_file_it_carries(
     tokenizer = tk.Tokenizer(tk.models.WordPiece({"[UNK]": 0, "క": 1, "##ా": 2}, unk_token="[UNK]"))
     json_path = tmp_path / "tokenizer.json"
     tokenizer.save(str(json_path))
+    lines = te_held_out[:50]
     for path in (json_path, plain_sample_model):
-        fifo, thread = _fed_fifo(tmp_path, iter([path.read_bytes()]))
-        piped = audit(load(fifo), te_held_out[:50], model="x")
-        thread.join(timeout=10)
-        fifo.unlink()
-        assert piped == audit(load(path), te_held_out[:50], model="x")
+        piped = through_fifo(
+            tmp_path / "pipe", [path.read_bytes()], lambda fifo: audit(load(fifo), lines, model="x")
+        )
+        assert piped == audit(load(path), lines, model="x")
 
 
 def test_an_endless_pipe_is_refused_at_the_bound(
@@ -426,9 +405,7 @@ def test_an_endless_pipe_is_refused_at_the_bound(
             sent[0] += 1 << 16
             yield b"x" * (1 << 16)
 
-    fifo, thread = _fed_fifo(tmp_path, endless())
     with pytest.raises(ValueError, match=r"more than a model or tokenizer\.json may have") as e:
-        load(fifo)
-    thread.join(timeout=10)
+        through_fifo(tmp_path / "pipe", endless(), load)
     assert "\n" not in str(e.value)
     assert sent[0] <= bound + (4 << 20)  # the bound, a chunk and what the pipe buffered

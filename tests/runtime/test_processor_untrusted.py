@@ -17,8 +17,6 @@ import os
 import resource
 import subprocess
 import sys
-import threading
-from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -26,7 +24,7 @@ from typing import Any
 import pytest
 import sentencepiece as stock
 from click.testing import CliRunner
-from conftest import examples
+from conftest import examples, through_fifo
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -187,29 +185,10 @@ def test_a_file_larger_than_protobuf_parses_is_refused_by_its_size(
     assert f"{MAX_MODEL_BYTES + 1:,} bytes" in shown and f"{MAX_MODEL_BYTES:,}" in shown
 
 
-def _through_fifo(tmp_path: Path, data: bytes, read: Callable[[str], Any]) -> Any:
-    """``read`` of a FIFO that a thread fills with ``data``."""
-    fifo = tmp_path / "model.fifo"
-    os.mkfifo(fifo)
-
-    def write() -> None:
-        try:
-            with open(fifo, "wb") as sink:
-                sink.write(data)
-        except BrokenPipeError:  # the reader refused it early
-            pass
-
-    writer = threading.Thread(target=write)
-    writer.start()
-    try:
-        return read(str(fifo))
-    finally:
-        writer.join(timeout=30)
-
-
 def test_a_model_through_a_pipe_loads(model_paths: dict[str, str], tmp_path: Path) -> None:
     data = Path(model_paths["brahmic"]).read_bytes()
-    sp = _through_fifo(tmp_path, data, lambda name: brahmic_pua.SentencePieceProcessor(name))
+    fifo = tmp_path / "model.fifo"
+    sp = through_fifo(fifo, [data], lambda name: brahmic_pua.SentencePieceProcessor(str(name)))
     assert sp.encode("తెలుగు") == brahmic_pua.SentencePieceProcessor(
         model_file=model_paths["brahmic"]
     ).encode("తెలుగు")
@@ -224,11 +203,11 @@ def test_a_model_through_a_pipe_is_read_to_the_bound_and_refused_past_it(
     assert len(data) > 2 * HEAD_BYTES  # the head passes its check; the bound stops the rest
     monkeypatch.setattr("brahmic_pua.model.model_file.MAX_MODEL_BYTES", len(data))
     (tmp_path / "fits").mkdir()
-    assert _through_fifo(tmp_path / "fits", data, read_model_file) == data
+    assert through_fifo(tmp_path / "fits" / "model.fifo", [data], read_model_file) == data
     bound = len(data) // 2
     monkeypatch.setattr("brahmic_pua.model.model_file.MAX_MODEL_BYTES", bound)
     with pytest.raises(ModelFileError) as refused:
-        _through_fifo(tmp_path, data, read_model_file)
+        through_fifo(tmp_path / "model.fifo", [data], read_model_file)
     assert str(refused.value) == (
         f"{tmp_path / 'model.fifo'}: not a SentencePiece model: over {bound:,} bytes and not at "
         f"its end, more than the {bound:,} bytes protobuf parses at most; give the .model file "
