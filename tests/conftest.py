@@ -294,7 +294,7 @@ def through_fifo(path: Path, chunks: Iterable[bytes], read: Callable[[Path], T])
 
     def feed() -> None:
         try:
-            with open(path, "wb") as sink:
+            with open(path, "wb", buffering=0) as sink:  # each chunk to the pipe as it comes
                 for chunk in chunks:
                     sink.write(chunk)
         except BrokenPipeError:  # the reader stopped: what a bounded reader does

@@ -7,9 +7,11 @@ import contextlib
 import os
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest import through_fifo
 
 from brahmic_pua.io.bounded import HEAD_BYTES, TooLarge, read_bounded
 
@@ -34,25 +36,21 @@ def test_a_regular_file_over_the_bound_is_refused_by_its_size(tmp_path: Path) ->
 
 
 def test_a_pipe_that_never_ends_is_read_to_one_byte_past_the_bound(tmp_path: Path) -> None:
-    """The writer counts what the reader took: the bound and a pipe's buffer, not the stream."""
-    fifo = tmp_path / "fifo"
-    os.mkfifo(fifo)
+    """The writer counts what the reader took (and the chunk it was writing): the bound and a
+    pipe's buffer, not the stream."""
     written = [0]
-
-    def endless() -> None:
-        try:
-            with open(fifo, "wb", buffering=0) as sink:
-                while written[0] < 1 << 30:
-                    written[0] += sink.write(b"\0" * 4096)
-        except BrokenPipeError:  # the reader stopped
-            pass
-
-    writer = threading.Thread(target=endless)
-    writer.start()
     with pytest.raises(TooLarge, match=r"over 100,000 bytes and not at its end"):
-        read_bounded(fifo, 100_000, "vocabulary")
-    writer.join()
+        through_fifo(
+            tmp_path / "fifo", _zeros(written), lambda p: read_bounded(p, 100_000, "vocabulary")
+        )
     assert written[0] <= 100_001 + (1 << 20)  # a pipe buffers at most 1 MiB on Linux
+
+
+def _zeros(written: list[int]) -> Iterator[bytes]:
+    """Zeros, 4 KiB at a time, up to 1 GiB; ``written[0]``: the bytes handed to the pipe."""
+    while written[0] < 1 << 30:
+        written[0] += 4096
+        yield b"\0" * 4096
 
 
 @pytest.mark.skipif(not Path("/dev/zero").exists(), reason="no /dev/zero")
@@ -102,25 +100,17 @@ def test_the_head_check_sees_the_first_bytes_and_the_size(tmp_path: Path) -> Non
 
 
 def test_a_head_refused_is_all_that_is_read(tmp_path: Path) -> None:
-    """The writer counts what the reader took: the head and a pipe's buffer, not the stream."""
-    fifo = tmp_path / "fifo"
-    os.mkfifo(fifo)
+    """The writer counts what the reader took (and the chunk it was writing): the head and a
+    pipe's buffer, not the stream."""
     written = [0]
-
-    def endless() -> None:
-        try:
-            with open(fifo, "wb", buffering=0) as sink:
-                while written[0] < 1 << 30:
-                    written[0] += sink.write(b"\0" * 4096)
-        except BrokenPipeError:  # the reader stopped
-            pass
 
     def refuse(head: bytes, size: int | None) -> None:
         raise ValueError(f"{len(head)} bytes of zeros")
 
-    writer = threading.Thread(target=endless)
-    writer.start()
     with pytest.raises(ValueError, match=f"^{HEAD_BYTES} bytes of zeros$"):
-        read_bounded(fifo, 1 << 30, "model", head=refuse)
-    writer.join()
+        through_fifo(
+            tmp_path / "fifo",
+            _zeros(written),
+            lambda p: read_bounded(p, 1 << 30, "model", head=refuse),
+        )
     assert written[0] <= HEAD_BYTES + (1 << 20)  # a pipe buffers at most 1 MiB on Linux
