@@ -36,6 +36,7 @@ from brahmic_pua.normalize.spellings import (
     composites,
     decomposing_characters,
     longest_decomposition,
+    recorded_unicode,
     spelling_floor,
     spellings,
 )
@@ -174,8 +175,7 @@ def unicode_texts() -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
     """:func:`compute_unicode_texts`, once per process; the letters followed by marks (most of
     a small training's rule time) are read from :mod:`~brahmic_pua.normalize.unicode_ranges`
     where it holds this Python's Unicode (tools/generate_unicode_ranges.py)."""
-    recorded = unicodedata.unidata_version == unicode_ranges.UNIDATA_VERSION
-    followed = unicode_ranges.LETTERS_FOLLOWED if recorded else None
+    followed = unicode_ranges.LETTERS_FOLLOWED if recorded_unicode() else None
     return compute_unicode_texts(decomposing_characters(), followed)
 
 

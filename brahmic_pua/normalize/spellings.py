@@ -25,7 +25,7 @@ HANGUL_FIRST, HANGUL_LAST = "\uac00", "\ud7a3"
 _JAMO_T = 28  # trailing consonants per leading consonant + vowel, "none" included
 
 
-def _recorded() -> bool:
+def recorded_unicode() -> bool:
     """Whether :mod:`~brahmic_pua.normalize.unicode_ranges` holds this Python's Unicode."""
     return unicodedata.unidata_version == unicode_ranges.UNIDATA_VERSION
 
@@ -43,7 +43,7 @@ def computed_decomposing() -> list[str]:
 @cache
 def combining_characters() -> str:
     """Every character with a non-zero canonical combining class, in code point order."""
-    if _recorded():
+    if recorded_unicode():
         runs = unicode_ranges.COMBINING
         return "".join(chr(cp) for first, last in runs for cp in range(first, last + 1))
     return "".join(chr(c) for c in range(0x110000) if unicodedata.combining(chr(c)))
@@ -53,7 +53,7 @@ def combining_characters() -> str:
 def composites() -> dict[str, tuple[str, ...]]:
     """Full canonical decomposition → the characters that decompose to it (all of Unicode,
     Hangul syllables included: Korean names in NFD occur even in Bengali Wikipedia)."""
-    if _recorded():
+    if recorded_unicode():
         runs = unicode_ranges.DECOMPOSING
         characters = [chr(cp) for first, last in runs for cp in range(first, last + 1)]
     else:
