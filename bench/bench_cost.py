@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from brahmic_pua.segment.arrow_count import ARROW_MIN_BYTES, COUNT_ENV
+from brahmic_pua.segment.arrow_count import ARROW_MIN_BYTES, COUNT_ENV, pyarrow_importable
 
 from common import CORPORA, RAW_SPM_OPTIONS, RAW_TRAIN, Measured, best_of, measured
 
@@ -221,14 +221,6 @@ def compare_transformers(work: Path, repeat: int, threads: int) -> dict[str, tup
     return found
 
 
-def _has_pyarrow() -> bool:
-    try:
-        import pyarrow.compute  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rows", nargs="+", choices=ROWS, default=DEFAULT_ROWS, metavar="ROW")
@@ -252,7 +244,7 @@ def main() -> None:
         return
     if args.count != "auto":
         os.environ[COUNT_ENV] = args.count  # the trainers' processes inherit it
-    print(f"our count: {args.count}" + ("" if _has_pyarrow() else " (pyarrow not installed)"))
+    print(f"our count: {args.count}" + ("" if pyarrow_importable() else " (pyarrow not installed)"))
     if args.repeat < 3:
         print(f"note: best of {args.repeat}; the issue's numbers are best of 3 or more")
     header = f"{'row':34}{'corpus':>10}{'raw':>9}{'ours':>9}{'ratio':>8}  target"

@@ -66,6 +66,11 @@ def arrow_wanted(size: int | None = None) -> bool:
         return False
     if size is not None and size < ARROW_MIN_BYTES and choice != "arrow":
         return False
+    return pyarrow_importable()
+
+
+def pyarrow_importable() -> bool:
+    """Whether pyarrow's compute module imports here (the arrow extra)."""
     try:
         import pyarrow.compute  # noqa: F401
     except ImportError:
