@@ -32,7 +32,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from brahmic_pua.segment.sure_cuts import SENTINELS, sure_starts
 
@@ -78,6 +78,10 @@ def pyarrow_importable() -> bool:
     return True
 
 
+if TYPE_CHECKING:
+    from brahmic_pua.segment.counting import WordsOut
+
+
 @dataclass
 class WordPieces:
     """What the Arrow count hands back to :func:`~brahmic_pua.segment.counting.count_batches`,
@@ -97,15 +101,17 @@ def count_pieces(
     keep_words: bool,
     max_words: int,
     check: Callable[[list[str], int], None],
+    words_out: WordsOut | None = None,
 ) -> WordPieces:
     """The words of ``batches`` (split on U+0020) cut into pieces and counted, in Arrow; past
     ``max_words`` distinct words, cut and let go (and not kept). A batch Arrow cannot take (a
-    lone surrogate) goes to ``check`` (with the number of texts before it) for its error."""
+    lone surrogate) goes to ``check`` (with the number of texts before it) for its error.
+    ``words_out``: every word, with its count, handed there too, as it is let go."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     assert policy != "grapheme", "grapheme does not split words: the pure count counts it"
-    count = _Count(policy, keep_words, max_words)
+    count = _Count(policy, keep_words, max_words, words_out)
     done = 0
     for batch in batches:
         try:
@@ -130,8 +136,11 @@ class _Count:
     """One count's state, each part in bounded memory: the words not yet counted (a window),
     the windows' counts not yet merged, and the counts of the pieces of the words cut so far."""
 
-    def __init__(self, policy: str, keep_words: bool, max_words: int) -> None:
+    def __init__(
+        self, policy: str, keep_words: bool, max_words: int, words_out: WordsOut | None
+    ) -> None:
         self.policy = policy
+        self.words_out = words_out
         self.kept = keep_words  # the words are kept while they fit ``max_words``
         self.max_words = max_words
         self.window: list[Any] = []  # flattened words of texts not yet counted
@@ -171,6 +180,8 @@ class _Count:
         self.tables, self.rows = [words], words.num_rows
         if words.num_rows <= self.max_words:
             return words
+        if self.words_out is not None:
+            self.words_out.counted_table(words)
         self._cut(words)
         self.tables, self.rows, self.kept = [], 0, False
         return None
@@ -197,6 +208,8 @@ class _Count:
         if self.kept:
             self.found.words = Counter() if words is None else _counter(words)
         if words is not None:
+            if self.words_out is not None:
+                self.words_out.counted_table(words)
             self._cut(words)
         if self.pieces:
             self.found.pieces = _counter(_summed(pa.concat_tables(self.pieces)))

@@ -7,6 +7,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
+from typing import Any, Protocol
 
 import regex
 
@@ -40,6 +41,17 @@ class CorpusCounts:
     words: Counter[str] | None = None
 
 
+class WordsOut(Protocol):
+    """Where a count hands the words it counted, each window's as it is let go (a word may come
+    in several windows): the trainer writes them for spm (:mod:`brahmic_pua.trainer.spm_words`)."""
+
+    def counted(self, words: Counter[str]) -> None:
+        """Words and their counts, from the pure count."""
+
+    def counted_table(self, table: Any) -> None:
+        """Words and their counts, from the Arrow count: a table of ``word`` and ``n``."""
+
+
 #: Distinct words segmented together: a million at once made a list of millions of pieces.
 #: 8,192 holds the count's peak memory on te.train to 19 MB (42 MB at 65,536) at the same speed.
 WORDS_AT_ONCE = 8192
@@ -53,7 +65,11 @@ def count_corpus(texts: Iterable[str], policy: str) -> CorpusCounts:
 
 
 def count_batches(
-    batches: Iterable[list[str]], policy: str, keep_words: bool = False, arrow: bool = False
+    batches: Iterable[list[str]],
+    policy: str,
+    keep_words: bool = False,
+    arrow: bool = False,
+    words_out: WordsOut | None = None,
 ) -> CorpusCounts:
     """Cluster and character frequencies of texts given in batches.
 
@@ -71,9 +87,11 @@ def count_batches(
     (:func:`~brahmic_pua.segment.arrow_count.arrow_wanted`); off by default, since importing
     pyarrow costs more than it saves on small text (a codec built from a few lines).
     Grapheme is always counted in Python.
+
+    ``words_out``: every word, with its count, is handed there too (not for grapheme).
     """
     if policy != "grapheme" and arrow:
-        found = count_pieces(batches, policy, keep_words, MAX_WORDS, check_batch)
+        found = count_pieces(batches, policy, keep_words, MAX_WORDS, check_batch, words_out)
         return _from_pieces(found, policy)
     pattern = lookup_pattern(policy)
     kept = keep_words and policy != "grapheme"
@@ -93,9 +111,13 @@ def count_batches(
             spaces += len(split) - len(batch)
             words.update(split)
             if len(words) > MAX_WORDS:  # memory stays bounded; counts add up the same
+                if words_out is not None:
+                    words_out.counted(words)
                 joins += _segment_words(words, counts, pieces, policy, pattern)
                 words.clear()
                 kept = False
+    if words_out is not None and policy != "grapheme":
+        words_out.counted(words)
     joins += _segment_words(words, counts, pieces, policy, pattern)
     if kept:
         counts.words = words

@@ -15,16 +15,13 @@ from itertools import islice
 from pathlib import Path
 from typing import TextIO
 
-from brahmic_pua.codec.layout import ESCAPED_LITERALS
 from brahmic_pua.io.lines import BOM, Span, batched, line_text, not_a_file, read_lines
 from brahmic_pua.io.parquet import DEFAULT_COLUMN, check_column, is_parquet, parquet_lines
 from brahmic_pua.io.progress import Progress
 from brahmic_pua.io.wording import counted
 from brahmic_pua.normalize import Normalizer
 from brahmic_pua.segment.sure_cuts import check_no_surrogates
-
-BLOCK = "\u2585"  # spm silently drops every training line that contains it
-ESCAPED_BLOCK = ESCAPED_LITERALS[BLOCK]  # its stand-in in spm's training lines
+from brahmic_pua.trainer.spm_words import BLOCK, ESCAPED_BLOCK, WordFile
 
 
 @dataclass
@@ -33,6 +30,7 @@ class CorpusStats:
     bytes: int = 0
     longest_line_bytes: int = 0
     lines_with_block: int = 0
+    empty_lines: int = 0
 
     def add(self, texts: list[str]) -> None:
         """Count a batch of lines after N (a lone surrogate, which N keeps, is named)."""
@@ -55,6 +53,7 @@ class CorpusStats:
         self.lines += len(texts)
         self.bytes += sum(sizes) + len(sizes)
         self.longest_line_bytes = max(self.longest_line_bytes, *sizes)
+        self.empty_lines += sizes.count(0)
         if BLOCK in joined:
             self.lines_with_block += sum(BLOCK in text for text in texts)
 
@@ -64,6 +63,7 @@ class CorpusStats:
         self.bytes += other.bytes
         self.longest_line_bytes = max(self.longest_line_bytes, other.longest_line_bytes)
         self.lines_with_block += other.lines_with_block
+        self.empty_lines += other.empty_lines
 
     def show(self, bar: Progress, final: bool = False) -> None:
         """These counts on the progress display: bytes (known for files) and lines."""
@@ -86,7 +86,10 @@ class Corpus:
 
     The scan also writes the lines as spm will train on them to a temporary file: spm reads a
     file with the GIL released (so the trainer's Python work can overlap it), where a
-    ``sentence_iterator`` takes the GIL back for every line.
+    ``sentence_iterator`` takes the GIL back for every line. With ``words``, spm is to train on
+    the words the count hands to :attr:`word_file` instead (:mod:`~brahmic_pua.trainer.spm_words`),
+    and the line file is written only if the training needs lines after all
+    (:meth:`spm_input`).
 
     An input named ``*.parquet`` is read as the lines of its ``text_column``
     (:mod:`brahmic_pua.io.parquet`: the lines the column written to a text file would give);
@@ -102,6 +105,7 @@ class Corpus:
         first: bool = False,
         progress: bool = False,
         text_column: str | None = None,
+        words: bool = False,
     ) -> None:
         self.inputs = inputs
         self.text_column = text_column or DEFAULT_COLUMN
@@ -116,6 +120,9 @@ class Corpus:
         self._chosen: set[int] | None = None
         self._counted = False  # the lines counted and the sample chosen
         self._spm_parts: list[Path] = []
+        self._spm_lines_wanted = not words  # the scan writes spm's line file
+        #: The words with their counts, for spm, where the count hands them over.
+        self.word_file = WordFile() if words else None
         for name in inputs:
             if Path(name).is_dir():
                 raise ValueError(
@@ -160,7 +167,9 @@ class Corpus:
             spill = None
             if self.iterator is not None and self._raw_spill is None:  # read once only
                 spill = files.enter_context(text_writer(self._new_spill()))
-            spm_lines: TextIO | None = files.enter_context(text_writer(self.spm_part()))
+            spm_lines: TextIO | None = None
+            if self._spm_lines_wanted:
+                spm_lines = files.enter_context(text_writer(self.spm_part()))
             for raw in batched(self._raw_lines()):
                 texts = self.normalize.lines(raw)
                 self.stats.add(texts)
@@ -188,9 +197,21 @@ class Corpus:
         self._spill = Path(name)
         return name
 
+    def spm_words(self) -> str | None:
+        """The file of the words with their counts (spm's tsv input), if the count handed every
+        word to it and each fits a row; else None (spm trains on :meth:`spm_input`)."""
+        words = self.word_file
+        if words is None or not words.finished or not words.usable:
+            return None
+        return str(words.path)
+
     def spm_input(self) -> str | None:
         """A file of the lines spm trains on, or None when the lines do not fit in a file of
-        lines (then feed :meth:`lines`)."""
+        lines (then feed :meth:`lines`). Where the scan wrote none (its words were for spm), the
+        lines are read again and written now."""
+        if not self._spm_lines_wanted:
+            self._spm_lines_wanted = True
+            self._write_spm_lines()
         if not self._spm_parts:
             return None
         whole = self._spm_parts[0]
@@ -202,6 +223,17 @@ class Corpus:
                     part.unlink()
             del self._spm_parts[1:]
         return str(whole)
+
+    def _write_spm_lines(self) -> None:
+        """spm's line file, from the lines read again (none if a line holds a line feed)."""
+        with text_writer(self.spm_part()) as target:
+            for texts in batched(self.lines()):
+                if (text := spm_line_text(texts)) is None:
+                    break
+                target.write(text)
+            else:
+                return
+        self._drop_spm_parts()
 
     def lines(self) -> Iterator[str]:
         """The normalized lines again (after :meth:`scan`)."""
@@ -273,6 +305,8 @@ class Corpus:
                 spill.unlink(missing_ok=True)
         self._spill = self._raw_spill = None
         self._drop_spm_parts()
+        if self.word_file is not None:
+            self.word_file.close()
 
     def _drop_spm_parts(self) -> None:
         for part in self._spm_parts:

@@ -45,12 +45,12 @@ def count_clusters(
         )
     arrow = arrow_wanted(corpus.input_bytes())  # small text files: the pure count
     if corpus.sampled:
-        return count_batches(corpus.scan(), policy, keep_words, arrow)
+        return _count_here(corpus, policy, keep_words, arrow)
     if engine == "local":
         # Parquet is read in this process: its rows are not byte ranges of the file.
         workers = 1 if corpus.parquet else local_workers(corpus.inputs, num_threads)
         if workers == 1:
-            return count_batches(corpus.scan(), policy, keep_words, arrow)
+            return _count_here(corpus, policy, keep_words, arrow)
         counts, corpus.stats = count_in_processes(
             corpus.inputs,
             corpus.normalize,
@@ -64,4 +64,14 @@ def count_clusters(
     counts, corpus.stats = count_on_ray(
         corpus.inputs, corpus.normalize, policy, corpus.progress, ray_address, arrow
     )
+    return counts
+
+
+def _count_here(corpus: Corpus, policy: str, keep_words: bool, arrow: bool) -> CorpusCounts:
+    """The corpus scanned and counted in this process, its words handed to the corpus's word
+    file (spm's input, where the trainer asked for one)."""
+    words = corpus.word_file
+    counts = count_batches(corpus.scan(), policy, keep_words, arrow, words)
+    if words is not None and policy != "grapheme":
+        words.finish(corpus.stats.empty_lines)
     return counts

@@ -33,8 +33,16 @@ from brahmic_pua.model.compile import compile_rules
 from brahmic_pua.model.model_proto import parse_model
 from brahmic_pua.model.rules import rule_files, training_rule_files
 from brahmic_pua.normalize import Normalizer
-from brahmic_pua.trainer.corpus import BLOCK, ESCAPED_BLOCK, Corpus
+from brahmic_pua.trainer.corpus import Corpus
 from brahmic_pua.trainer.spm_log import SpmLog, captured
+from brahmic_pua.trainer.spm_words import (
+    BLOCK,
+    ESCAPED_BLOCK,
+    restored,
+    rules_split_alike,
+    word_options,
+    words_train_alike,
+)
 
 T = TypeVar("T")
 
@@ -56,7 +64,10 @@ def fit(
     (spm trains on the text they rewrite, as stock does)."""
     too_long = _lines_too_long(corpus, int(options["max_sentence_length"]))
     rules = training_rule_files(codec, normalizer, user_rules)
-    path = corpus.spm_input()
+    words = None
+    if not too_long and words_train_alike(options) and rules_split_alike(rules[0]):
+        words = corpus.spm_words()  # (spm skips a too-long line whole: words cannot say so)
+    path = words or corpus.spm_input()
     source: dict[str, Any] = {"input": path}
     stop = threading.Event()  # set when this thread stops waiting: the iterator ends spm
     if path is None:
@@ -74,6 +85,8 @@ def fit(
 
     with captured(log) as capture, phases.writing_to(capture.stderr):
         spm_options = {**options, "minloglevel": 0} if capture.active else options
+        if words is not None:
+            spm_options = word_options(spm_options)
         level = int(spm_options.get("minloglevel", 2))  # alongside, the training's
         train = _training(source, spm_options, work, rules, log)
         # spm's own log on stderr (minloglevel < 2, asked for): no line redrawn over it
@@ -87,6 +100,8 @@ def fit(
         charsmap = complete(int(options.get("minloglevel", 2)))
     phases.end()
     model = parse_model(Path(work, "model.model").read_bytes())
+    if words is not None:
+        restored(model, options)
     if charsmap is not None:
         model.normalizer_spec.precompiled_charsmap = charsmap
     return model, too_long

@@ -71,6 +71,7 @@ from brahmic_pua.trainer.normalizer_options import weakened
 from brahmic_pua.trainer.options import TrainOptions, build_options, read_bool
 from brahmic_pua.trainer.pretokenize import ClusterPretokenizer
 from brahmic_pua.trainer.signals import temporary_folder, terminated_cleanly
+from brahmic_pua.trainer.spm_words import words_train_alike
 from brahmic_pua.trainer.word_starts import complete_word_starts
 
 #: spm's default vocab_size.
@@ -195,6 +196,7 @@ def train_model(arg: str | None = None, **kwargs: Any) -> TrainReport:
         first,
         options.progress,
         options.text_column,
+        words=options.pretokenizer is None and words_train_alike(options.spm),
     )
     try:
         counts = count_clusters(
