@@ -32,7 +32,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from brahmic_pua.segment.sure_cuts import SENTINELS, sure_starts
 
@@ -78,8 +78,17 @@ def pyarrow_importable() -> bool:
     return True
 
 
-if TYPE_CHECKING:
-    from brahmic_pua.segment.counting import WordsOut
+class WordsOut(Protocol):
+    """Where a count hands the words it counted, each window's as it is let go (a word may come
+    in several windows): the trainer writes them for spm (:mod:`brahmic_pua.trainer.spm_words`).
+    Both counts hand them over, so it is defined here, below the pure count, which imports
+    this module."""
+
+    def counted(self, words: Counter[str]) -> None:
+        """Words and their counts, from the pure count."""
+
+    def counted_table(self, table: Any) -> None:
+        """Words and their counts, from the Arrow count: a table of ``word`` and ``n``."""
 
 
 @dataclass

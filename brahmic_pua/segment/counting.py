@@ -7,12 +7,11 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, Protocol
 
 import regex
 
 from brahmic_pua.io.lines import batched
-from brahmic_pua.segment.arrow_count import WordPieces, count_pieces
+from brahmic_pua.segment.arrow_count import WordPieces, WordsOut, count_pieces
 from brahmic_pua.segment.patterns import brahmic_start_charset, cluster_source
 from brahmic_pua.segment.sure_cuts import SURROGATE, check_no_surrogates, split_pieces
 
@@ -39,17 +38,6 @@ class CorpusCounts:
     #: The texts' space-separated words with their counts, when asked for and when they fit in
     #: :data:`MAX_WORDS` (the trainer's word-start pass would otherwise read the corpus again).
     words: Counter[str] | None = None
-
-
-class WordsOut(Protocol):
-    """Where a count hands the words it counted, each window's as it is let go (a word may come
-    in several windows): the trainer writes them for spm (:mod:`brahmic_pua.trainer.spm_words`)."""
-
-    def counted(self, words: Counter[str]) -> None:
-        """Words and their counts, from the pure count."""
-
-    def counted_table(self, table: Any) -> None:
-        """Words and their counts, from the Arrow count: a table of ``word`` and ``n``."""
 
 
 #: Distinct words segmented together: a million at once made a list of millions of pieces.
@@ -88,8 +76,10 @@ def count_batches(
     pyarrow costs more than it saves on small text (a codec built from a few lines).
     Grapheme is always counted in Python.
 
-    ``words_out``: every word, with its count, is handed there too (not for grapheme).
+    ``words_out``: every word, with its count, is handed there too (grapheme, which does not
+    split words, has none to hand).
     """
+    assert words_out is None or policy != "grapheme", "grapheme counts no words"
     if policy != "grapheme" and arrow:
         found = count_pieces(batches, policy, keep_words, MAX_WORDS, check_batch, words_out)
         return _from_pieces(found, policy)
@@ -116,7 +106,7 @@ def count_batches(
                 joins += _segment_words(words, counts, pieces, policy, pattern)
                 words.clear()
                 kept = False
-    if words_out is not None and policy != "grapheme":
+    if words_out is not None:
         words_out.counted(words)
     joins += _segment_words(words, counts, pieces, policy, pattern)
     if kept:

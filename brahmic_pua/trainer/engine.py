@@ -7,6 +7,7 @@ from __future__ import annotations
 from brahmic_pua.segment.arrow_count import arrow_wanted
 from brahmic_pua.segment.counting import CorpusCounts, count_batches
 from brahmic_pua.trainer.corpus import Corpus
+from brahmic_pua.trainer.count_apart import count_apart, worth_apart
 from brahmic_pua.trainer.range_count import count_in_processes, local_workers
 from brahmic_pua.trainer.ray_count import count_on_ray
 
@@ -43,14 +44,14 @@ def count_clusters(
             "engine=ray reads input= text files by byte ranges on its workers, and Parquet "
             "input is read here: use engine=local, or write the column to a text file"
         )
-    arrow = arrow_wanted(corpus.input_bytes())  # small text files: the pure count
     if corpus.sampled:
-        return _count_here(corpus, policy, keep_words, arrow)
+        return _count_here(corpus, policy, keep_words)
     if engine == "local":
         # Parquet is read in this process: its rows are not byte ranges of the file.
         workers = 1 if corpus.parquet else local_workers(corpus.inputs, num_threads)
         if workers == 1:
-            return _count_here(corpus, policy, keep_words, arrow)
+            return _count_here(corpus, policy, keep_words)
+        arrow = arrow_wanted(corpus.input_bytes())
         counts, corpus.stats = count_in_processes(
             corpus.inputs,
             corpus.normalize,
@@ -62,16 +63,26 @@ def count_clusters(
         )
         return counts
     counts, corpus.stats = count_on_ray(
-        corpus.inputs, corpus.normalize, policy, corpus.progress, ray_address, arrow
+        corpus.inputs,
+        corpus.normalize,
+        policy,
+        corpus.progress,
+        ray_address,
+        arrow_wanted(corpus.input_bytes()),
     )
     return counts
 
 
-def _count_here(corpus: Corpus, policy: str, keep_words: bool, arrow: bool) -> CorpusCounts:
-    """The corpus scanned and counted in this process, its words handed to the corpus's word
-    file (spm's input, where the trainer asked for one)."""
+def _count_here(corpus: Corpus, policy: str, keep_words: bool) -> CorpusCounts:
+    """The corpus scanned and counted by one process, its words handed to the corpus's word
+    file (spm's input, where the trainer asked for one): a big one in a process of its own
+    (:mod:`~brahmic_pua.trainer.count_apart`: its memory is gone before spm trains), else here.
+    Small text files get the pure count (:func:`arrow_wanted`)."""
+    if worth_apart(corpus):
+        return count_apart(corpus, policy, keep_words)
     words = corpus.word_file
+    arrow = arrow_wanted(corpus.input_bytes())
     counts = count_batches(corpus.scan(), policy, keep_words, arrow, words)
-    if words is not None and policy != "grapheme":
+    if words is not None:
         words.finish(corpus.stats.empty_lines)
     return counts

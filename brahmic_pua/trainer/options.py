@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from brahmic_pua.io.flags import bool_word, read_bool
 from brahmic_pua.io.lines import expand_inputs
 from brahmic_pua.io.lists import comma_list
 from brahmic_pua.io.parquet import is_parquet
@@ -366,8 +367,6 @@ RANGES: dict[str, tuple[float, float]] = {
     "seed_sentencepiece_size": (1, 2**31 - 1),
     "minloglevel": (0, 4),
 }
-_TRUE = ("1", "true", "t", "yes", "y", "on")
-_FALSE = ("0", "false", "f", "no", "n", "off")
 #: protobuf's FieldDescriptor class (protobuf ships without type information), whose TYPE_*
 #: constants name the field types: taken from the descriptor, not written down here.
 _FIELD: Any = type(model_pb2.TrainerSpec.DESCRIPTOR.fields[0])
@@ -439,7 +438,7 @@ def _convert(kind: int | None, names: tuple[str, ...], value: Any) -> Any:
             raise TypeError
         return float(value)
     if kind == _BOOL:
-        return _bool_word(value)
+        return bool_word(value)
     if kind == _ENUM:
         name = str(value).strip().lower()
         if name not in names:
@@ -452,30 +451,6 @@ def _with_hint(name: str) -> str:
     """``name``, with the option it most likely means (spm's names use "_", not "-")."""
     close = closest_option(name)
     return f"{name} (did you mean {close}?)" if close else name
-
-
-def read_bool(name: str, value: Any) -> bool:
-    """The one boolean reader, for spm's options and brahmic_pua's, in the library and the CLI:
-    a bool, or one of true/false, 1/0, yes/no, on/off, t/f, y/n in any case. Anything else is
-    a one-line error naming the option: a typo such as "ture" must not silently mean false
-    (or, through ``bool("false")``, true)."""
-    try:
-        return _bool_word(value)
-    except ValueError:
-        raise ValueError(
-            f"{name}={value!r} is not true or false (write true/false, 1/0 or yes/no)"
-        ) from None
-
-
-def _bool_word(value: Any) -> bool:
-    if isinstance(value, bool):
-        return value
-    word = str(value).strip().lower()
-    if word in _TRUE:
-        return True
-    if word in _FALSE:
-        return False
-    raise ValueError(word)
 
 
 def check_model_prefix(prefix: str) -> str:

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from brahmic_pua.codec.layout import ESCAPED_LITERALS
+from brahmic_pua.io.flags import read_bool
 from brahmic_pua.io.lists import comma_list
 
 BLOCK = "\u2585"  # spm silently drops every training line that contains it
@@ -103,8 +104,6 @@ _PIECES = (
 def words_train_alike(options: dict[str, Any]) -> bool:
     """Whether spm trained with ``options`` (its own, as the trainer passes them) on the corpus's
     word counts makes the model that its lines make (see the module's text)."""
-    from brahmic_pua.trainer.options import read_bool
-
     if os.environ.get(INPUT_ENV, "").strip().lower() == "lines":
         return False
     for name, value in options.items():
@@ -203,6 +202,15 @@ class WordFile:
         self._file = None
         self.finished = True
 
+    def written(self, usable: bool) -> None:
+        """The file as another process (that forked with it) wrote and finished it: this
+        process's handle closed unwritten."""
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+        self.usable = usable
+        self.finished = True
+
     def close(self) -> None:
         """The file closed and removed."""
         if self._file is not None:
@@ -248,8 +256,6 @@ def restored(model: Any, options: dict[str, Any]) -> None:
         spec.ClearField("max_sentence_length")
     normalizer.ClearField("add_dummy_prefix")
     if "add_dummy_prefix" in options:
-        from brahmic_pua.trainer.options import read_bool
-
         normalizer.add_dummy_prefix = read_bool("add_dummy_prefix", options["add_dummy_prefix"])
 
 

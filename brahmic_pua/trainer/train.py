@@ -196,7 +196,10 @@ def train_model(arg: str | None = None, **kwargs: Any) -> TrainReport:
         first,
         options.progress,
         options.text_column,
-        words=options.pretokenizer is None and words_train_alike(options.spm),
+        # (grapheme clusters may hold a space: their count hands over no words)
+        words=options.policy != "grapheme"
+        and options.pretokenizer is None
+        and words_train_alike(options.spm),
     )
     try:
         counts = count_clusters(

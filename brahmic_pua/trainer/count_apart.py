@@ -1,0 +1,89 @@
+"""The count of a big corpus in a process of its own, so that its memory is gone before spm
+trains.
+
+The Arrow count of the 50 MB mix peaks at about 250 MB, and the process keeps what it touched:
+pyarrow's library code (about 60 MB resident once its compute functions load) and the heap the
+count grew. spm's BPE training then adds as much again as raw spm takes in all (about 220 MB on
+the mix), so the training peaked 1.26 times raw spm's memory. Counted in one forked process (no
+parallel work: this process only waits), the count's memory goes back to the system when it
+ends, this process never imports pyarrow, and the training's peak is spm's own plus the
+trainer's Python.
+
+The child is forked with the corpus in its memory (as the line-range workers are,
+:mod:`brahmic_pua.trainer.range_count`); it scans and counts exactly as this process would,
+writing the corpus's word file, and sends back the counts, the line statistics and what became
+of the word file. It dies with this process, leaves Ctrl-C to it, and is ended at once when the
+count fails or is interrupted; its errors come back as themselves (one line each).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from typing import TYPE_CHECKING
+
+from brahmic_pua.io.workers import kill_workers
+from brahmic_pua.segment.arrow_count import ARROW_MIN_BYTES, arrow_wanted
+from brahmic_pua.segment.counting import CorpusCounts, count_batches
+from brahmic_pua.trainer.corpus import Corpus, CorpusStats
+from brahmic_pua.trainer.signals import die_with_parent, signals_deferred
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
+
+#: The corpus the forked child counts (set just before the fork: a child gets it as memory,
+#: not pickled, with its open word file).
+_CORPUS: list[Corpus] = []
+
+
+def worth_apart(corpus: Corpus) -> bool:
+    """Whether ``corpus`` is counted apart: it writes its words for spm, is text files big
+    enough for the Arrow count (an iterator or Parquet is read here; Parquet has pyarrow
+    loaded already), and this process can fork (Linux, no other thread)."""
+    size = corpus.input_bytes()
+    if corpus.word_file is None or size is None or size < ARROW_MIN_BYTES:
+        return False
+    return sys.platform == "linux" and threading.active_count() == 1
+
+
+def count_apart(corpus: Corpus, policy: str, keep_words: bool) -> CorpusCounts:
+    """The counts of ``corpus`` (a word file's corpus), made in a forked process;
+    ``corpus.stats`` and its word file are as a scan here leaves them."""
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
+
+    words = corpus.word_file
+    assert words is not None, "only a corpus that writes its words for spm is counted apart"
+    _CORPUS[:] = [corpus]
+    pool = ProcessPoolExecutor(1, get_context("fork"), die_with_parent, (os.getpid(),))
+    try:
+        with signals_deferred():  # the child is forked at the submit
+            job: Future[tuple[CorpusCounts, CorpusStats, bool]] = pool.submit(
+                _count, policy, keep_words
+            )
+        counts, corpus.stats, usable = job.result()
+    except BaseException:
+        kill_workers(pool)
+        raise
+    finally:
+        pool.shutdown()
+        _CORPUS.clear()
+    words.written(usable)
+    return counts
+
+
+def _count(policy: str, keep_words: bool) -> tuple[CorpusCounts, CorpusStats, bool]:
+    """In the child: the corpus scanned and counted, its words written (the Arrow count where
+    pyarrow imports here and the input is big enough)."""
+    corpus = _CORPUS[0]
+    words = corpus.word_file
+    assert words is not None
+    counts = count_batches(
+        corpus.scan(), policy, keep_words, arrow_wanted(corpus.input_bytes()), words
+    )
+    words.finish(corpus.stats.empty_lines)
+    return counts, corpus.stats, words.usable
+
+
+__all__ = ["count_apart", "worth_apart"]

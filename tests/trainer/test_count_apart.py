@@ -1,0 +1,114 @@
+"""A big corpus is counted in a forked process (its memory gone before spm trains): the same
+counts, statistics, word file and model as counted here, its errors as the same one line, and
+nothing left behind. Forced here on small corpora by lowering the size it starts at."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import sample
+
+from brahmic_pua.normalize import normalizer
+from brahmic_pua.trainer import count_apart as apart
+from brahmic_pua.trainer import engine, train_model
+from brahmic_pua.trainer.corpus import Corpus
+
+LINES = [*sample("te")[:300], *sample("hi")[:100], "", "  a  b ", "x\u2585y", "\ufeffz"]
+OPTIONS: dict[str, Any] = {"model_type": "bpe", "vocab_size": 1200, "num_threads": 1}
+
+
+@pytest.fixture
+def corpus_file(tmp_path: Path) -> Path:
+    path = tmp_path / "corpus.txt"
+    path.write_text("\n".join(LINES) + "\n", encoding="utf-8")
+    return path
+
+
+def counted(path: Path, forked: bool, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, ...]:
+    """Counts, statistics and word-file rows of ``path``, counted apart or here."""
+    with monkeypatch.context() as patched:
+        patched.setattr(apart, "ARROW_MIN_BYTES", 0 if forked else 1 << 62)
+        corpus = Corpus([str(path)], None, normalizer("nfc"), words=True)
+        try:
+            assert apart.worth_apart(corpus) is forked
+            counts = engine.count_clusters(corpus, "fixtoken", "local")
+            rows = Path(str(corpus.spm_words())).read_bytes()
+            return counts.clusters, counts.characters, corpus.stats, rows
+        finally:
+            corpus.close()
+
+
+def test_apart_counts_what_here_counts(corpus_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    here = counted(corpus_file, False, monkeypatch)
+    assert here[0] and here[3]
+    assert counted(corpus_file, True, monkeypatch) == here
+
+
+def test_apart_trains_the_same_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("c.txt").write_text("\n".join(LINES) + "\n", encoding="utf-8")
+    made = []
+    children = []
+    original = apart.count_apart
+
+    def watched(*args: Any) -> Any:
+        children.append(os.getpid())
+        return original(*args)
+
+    monkeypatch.setattr(engine, "count_apart", watched)
+    for threshold in (1 << 62, 0):
+        monkeypatch.setattr(apart, "ARROW_MIN_BYTES", threshold)
+        train_model(input="c.txt", model_prefix="m", **OPTIONS)
+        made.append((Path("m.model").read_bytes(), Path("m.vocab").read_bytes()))
+    assert len(children) == 1  # the second training counted apart
+    assert made[0] == made[1]
+
+
+def test_an_error_in_the_child_is_the_same_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes("\n".join(LINES).encode() + b"\n\xff\xfe bad\n")
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "temp"))
+    (tmp_path / "temp").mkdir()
+    messages = []
+    for threshold in (1 << 62, 0):
+        monkeypatch.setattr(apart, "ARROW_MIN_BYTES", threshold)
+        with pytest.raises(ValueError, match="is not UTF-8 at line") as error:
+            train_model(input=str(bad), model_prefix=str(tmp_path / "m"), **OPTIONS)
+        messages.append(str(error.value))
+    assert messages[0] == messages[1]
+    assert "\n" not in messages[1]
+    assert os.listdir(tmp_path / "temp") == []
+    assert not multiprocessing.active_children()
+    assert not list(tmp_path.glob("m.*"))
+
+
+def test_not_apart_with_other_threads_or_small_input(
+    corpus_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    corpus = Corpus([str(corpus_file)], None, normalizer("nfc"), words=True)
+    lines_only = Corpus([str(corpus_file)], None, normalizer("nfc"))
+    try:
+        assert not apart.worth_apart(corpus)  # small: counted here
+        monkeypatch.setattr(apart, "ARROW_MIN_BYTES", 0)
+        assert apart.worth_apart(corpus)
+        assert not apart.worth_apart(lines_only)  # no word file: its line file is written here
+        stop = threading.Event()
+        other = threading.Thread(target=stop.wait)
+        other.start()
+        try:
+            assert not apart.worth_apart(corpus)  # forking beside a thread is unsafe
+        finally:
+            stop.set()
+            other.join()
+    finally:
+        corpus.close()
+        lines_only.close()
