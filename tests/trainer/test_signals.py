@@ -208,6 +208,42 @@ def test_sigkill_leaves_only_temporary_files_and_no_process(tmp: Path, out: Path
     assert _left(tmp) == left and _left(out) == ["m.model", "m.vocab"]
 
 
+@corpora
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads child processes from /proc")
+@pytest.mark.parametrize(("sent", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signal_during_the_count_apart_leaves_nothing(
+    tmp: Path, out: Path, sent: signal.Signals, status: int
+) -> None:
+    """A corpus of 16 MB or more is counted in a forked process (trainer/count_apart.py): a
+    signal then ends the run and that process, removes the word file, and says one line."""
+    big = out.parent / "big.txt"
+    with open(big, "wb") as target:
+        for _ in range(4):  # te.train four times: 21 MB
+            target.write(Path(TE).read_bytes())
+    options = ["--model_prefix", str(out / "m"), "--model_type", "bpe", "--vocab_size", "3000"]
+    process = _run([*MODULE, "train", "--input", str(big), *options], tmp)
+    children: list[int] = []
+
+    def counting() -> bool:
+        children[:] = _children(process.pid)
+        return bool(children)
+
+    try:
+        _wait_for("the counting process", counting, process)
+        stderr = _stopped(process, sent)
+        assert process.returncode == status, stderr
+        _said(stderr, sent)
+        deadline = time.monotonic() + 30
+        while any(map(_alive, children)) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(map(_alive, children)), "the counting process outlived its run"
+    finally:
+        for pid in children:
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)
+    assert _left(tmp) == [] and _left(out) == []
+
+
 # -- a plain Python program ------------------------------------------------------------------------
 
 
