@@ -44,6 +44,11 @@ COUNT_ENV = "BRAHMIC_PUA_COUNT"
 #: 4 MB: on the 50 MB mix, the count's peak memory 212 MB (the pure count's: 126 MB) at the
 #: speed of 8 MB (216 MB); a window of 32 MB took 285 MB.
 WINDOW_BYTES = 4 << 20
+#: How many times the pure count's bound on distinct words (``max_words``) the Arrow count
+#: holds before it cuts them and lets them go: a word is some 40 bytes in an Arrow table against
+#: some 150 in a ``Counter``, and a word let go is cut again when it comes back (on the 200 MB
+#: mix, cutting the same words again and again took a fifth of the count).
+HELD_WORDS = 4
 #: Distinct words cut into pieces at once: the pieces of many words, before they are summed,
 #: take several times the words' memory.
 CUT_ROWS = 1 << 16
@@ -154,8 +159,9 @@ class _Count:
         self.max_words = max_words
         self.window: list[Any] = []  # flattened words of texts not yet counted
         self.held = 0  # their bytes
-        self.tables: list[Any] = []  # words and counts of windows not yet merged
-        self.rows = 0  # their rows
+        self.tables: list[Any] = []  # the merged words (first), then windows' not yet merged
+        self.merged = 0  # rows of the merged table
+        self.rows = 0  # rows of the windows' tables not yet merged
         self.pieces: list[Any] = []  # pieces and counts of the words cut so far
         self.found = WordPieces()
 
@@ -176,23 +182,25 @@ class _Count:
         self.window, self.held = [], 0
         self.tables.append(pa.table({"word": found.field(0), "n": found.field(1)}))
         self.rows += len(found)
-        if self.rows > self.max_words:
+        if self.rows > max(self.max_words, self.merged):  # merges stay linear in the corpus
             self._merge()
 
     def _merge(self) -> Any:
-        """The windows' counts as one table of distinct words; past ``max_words`` (the pure
-        count's bound; a million held took 1.3 times the memory on the 50 MB mix, at the same
-        speed), cut into pieces and let go (None then)."""
+        """The windows' counts merged into one table of distinct words; past ``max_words``
+        (the pure count's bound) no longer kept, and past :data:`HELD_WORDS` times that, cut
+        into pieces and let go (None then)."""
         import pyarrow as pa
 
         words = self.tables[0] if len(self.tables) == 1 else _summed(pa.concat_tables(self.tables))
-        self.tables, self.rows = [words], words.num_rows
-        if words.num_rows <= self.max_words:
+        self.tables, self.merged, self.rows = [words], words.num_rows, 0
+        if words.num_rows > self.max_words:
+            self.kept = False
+        if words.num_rows <= self.max_words * HELD_WORDS:
             return words
         if self.words_out is not None:
             self.words_out.counted_table(words)
         self._cut(words)
-        self.tables, self.rows, self.kept = [], 0, False
+        self.tables, self.merged = [], 0
         return None
 
     def _cut(self, words: Any) -> None:

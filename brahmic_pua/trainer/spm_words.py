@@ -43,6 +43,9 @@ SPACE = "\u2581"
 #: tests compare the two inputs' models).
 INPUT_ENV = "BRAHMIC_PUA_SPM_INPUT"
 
+#: Rows of the word file built at once from an Arrow table (their text is held twice meanwhile).
+ROWS_AT_ONCE = 1 << 16
+
 #: spm options whose value does not matter to the equivalence: they act on pieces inside words,
 #: on the alphabet's counts (equal both ways), or after training.
 _ANY_VALUE = frozenset(
@@ -164,7 +167,12 @@ class WordFile:
         self._write(rows.replace(BLOCK, ESCAPED_BLOCK).encode("utf-8"))
 
     def counted_table(self, table: Any) -> None:
-        """Words and their counts (from the Arrow count): a table of ``word`` and ``n``."""
+        """Words and their counts (from the Arrow count): a table of ``word`` and ``n``,
+        written :data:`ROWS_AT_ONCE` at a time (each slice's rows are built whole)."""
+        for start in range(0, max(table.num_rows, 1), ROWS_AT_ONCE):
+            self._counted_slice(table.slice(start, ROWS_AT_ONCE))
+
+    def _counted_slice(self, table: Any) -> None:
         import pyarrow as pa
         import pyarrow.compute as pc
 

@@ -90,6 +90,19 @@ def test_arrow_count_in_small_windows(monkeypatch: pytest.MonkeyPatch, policy: s
     _both(lines, policy, 7, kept=False)
 
 
+@pytest.mark.parametrize("over", [-1, 0, 1])
+def test_words_are_kept_up_to_the_pure_counts_bound(
+    monkeypatch: pytest.MonkeyPatch, over: int
+) -> None:
+    """The Arrow count holds more words than the pure count's bound before it cuts them, but
+    keeps them for the trainer exactly as far as that bound, as the pure count does."""
+    lines = sample("te")[:200]
+    distinct = len({word for line in lines for word in line.split(" ")})
+    monkeypatch.setattr(arrow_count, "WINDOW_BYTES", 500)
+    monkeypatch.setattr(counting, "MAX_WORDS", distinct - over)
+    _both(lines, "fixtoken", 5, kept=over <= 0)
+
+
 def test_words_not_asked_for_are_not_kept() -> None:
     counts = count_batches([["కా కా", "a"]], "fixtoken", arrow=True)
     assert counts.words is None
