@@ -60,6 +60,7 @@ def count_clusters(
             workers,
             corpus.spm_part,
             arrow,
+            corpus.word_file,
         )
         return counts
     counts, corpus.stats = count_on_ray(

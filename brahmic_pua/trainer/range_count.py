@@ -25,6 +25,7 @@ from brahmic_pua.segment.arrow_count import arrow_wanted
 from brahmic_pua.segment.counting import CorpusCounts, count_batches
 from brahmic_pua.trainer.corpus import CorpusStats, spm_line_text, text_writer
 from brahmic_pua.trainer.signals import die_with_parent, signals_deferred
+from brahmic_pua.trainer.spm_words import WordFile
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -43,12 +44,14 @@ def count_spans(
     policy: str,
     lines_file: str | None = None,
     arrow: bool | None = False,
+    words_file: str | None = None,
 ) -> tuple[CorpusCounts, CorpusStats]:
     """Counts and line statistics of some ranges, as :meth:`Corpus.scan` and
     :func:`count_batches` make them for the whole corpus; with ``lines_file``, the ranges'
-    lines as spm's line file has them are written there. ``arrow``: as for
-    :func:`count_batches` (the whole corpus's choice, not the range's); None: where pyarrow
-    imports here (a Ray task on a machine that may lack it)."""
+    lines as spm's line file has them are written there; with ``words_file``, their words
+    (:class:`~brahmic_pua.trainer.spm_words.WordFile`; the file is removed if a word cannot be
+    a row). ``arrow``: as for :func:`count_batches` (the whole corpus's choice, not the
+    range's); None: where pyarrow imports here (a Ray task on a machine that may lack it)."""
     stats = CorpusStats()
     with ExitStack() as files:
         target = files.enter_context(text_writer(lines_file)) if lines_file else None
@@ -65,7 +68,15 @@ def count_spans(
                     yield texts
 
         use = arrow_wanted() if arrow is None else arrow
-        return count_batches(batches(), policy, arrow=use), stats
+        words = WordFile(words_file) if words_file else None
+        try:
+            counts = count_batches(batches(), policy, arrow=use, words_out=words)
+        finally:
+            if words is not None:
+                words.finish(stats.empty_lines)
+        if words is not None and not words.usable:
+            words.close()
+        return counts, stats
 
 
 def plan_ranges(files: list[str], workers: int) -> list[list[Span]]:
@@ -94,9 +105,11 @@ def count_in_processes(
     workers: int,
     part: Callable[[], str],
     arrow: bool = False,
+    words: WordFile | None = None,
 ) -> tuple[CorpusCounts, CorpusStats]:
     """Counts and statistics of ``files`` from ``workers`` processes; each range's lines go to
-    a new file from ``part()`` (the parts of spm's line file, in order).
+    a new file from ``part()`` (the parts of spm's line file, in order), or with ``words`` its
+    words to a part of that word file, gathered into it once every range is counted.
 
     The workers die with this process (SIGKILL included), leave Ctrl-C to it, and are ended at
     once when the count fails or is interrupted, instead of finishing their ranges."""
@@ -110,8 +123,14 @@ def count_in_processes(
     try:
         with signals_deferred():  # the workers are forked at the first submit
             for group in plan_ranges(files, workers):
-                jobs.append(pool.submit(count_spans, group, normalize, policy, part(), arrow))
-        return reduce_in_order((job.result() for job in jobs), files, progress)
+                lines, word_part = (None, words.part()) if words is not None else (part(), None)
+                jobs.append(
+                    pool.submit(count_spans, group, normalize, policy, lines, arrow, word_part)
+                )
+        found = reduce_in_order((job.result() for job in jobs), files, progress)
+        if words is not None:
+            words.gather()
+        return found
     except BaseException:
         kill_workers(pool)  # not their futures cancelled: see kill_workers
         raise

@@ -26,6 +26,7 @@ training leaves them (:func:`restored`): ``bench/identity.py`` and the tests com
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from collections import Counter
 from pathlib import Path
@@ -146,14 +147,35 @@ class WordFile:
     <TAB> count`` each (U+2585 escaped as in the line file); the empty word (a space next to a
     space, or at a line's end) is summed and written last, less one per empty line."""
 
-    def __init__(self) -> None:
-        handle, name = tempfile.mkstemp(prefix="brahmic_pua_spm_words_", suffix=".tsv")
-        os.close(handle)
-        self.path = Path(name)
+    def __init__(self, path: str | None = None) -> None:
+        """A new temporary file, or ``path`` (a part that a worker process writes)."""
+        self.path = Path(path if path is not None else _temporary())
         self._file: BinaryIO | None = open(self.path, "wb")  # noqa: SIM115 (closed in finish)
         self.usable = True  # no word held a tab or a line feed
         self.finished = False
         self._empty = 0
+        self._parts: list[Path] = []  # parts written by worker processes, to gather in order
+
+    def part(self) -> str:
+        """A new temporary file for a worker process's words (:meth:`gather` joins them); a
+        worker removes its part if a word cannot be a row."""
+        name = _temporary()
+        self._parts.append(Path(name))
+        return name
+
+    def gather(self) -> None:
+        """The parts, each a finished word file, joined in order into this one (finished);
+        unusable if any part was removed."""
+        assert self._file is not None
+        self.usable = all(part.exists() for part in self._parts)
+        if self.usable:
+            for part in self._parts:
+                with open(part, "rb") as source:
+                    shutil.copyfileobj(source, self._file)
+        self._drop_parts()
+        self._file.close()
+        self._file = None
+        self.finished = True
 
     def counted(self, words: Counter[str]) -> None:
         """Words and their counts (from the pure count)."""
@@ -220,11 +242,17 @@ class WordFile:
         self.finished = True
 
     def close(self) -> None:
-        """The file closed and removed."""
+        """The file (and any part) closed and removed."""
         if self._file is not None:
             self._file.close()
             self._file = None
         self.path.unlink(missing_ok=True)
+        self._drop_parts()
+
+    def _drop_parts(self) -> None:
+        for part in self._parts:
+            part.unlink(missing_ok=True)
+        self._parts.clear()
 
     def _open(self, empty: int) -> bool:
         self._empty += empty
@@ -238,6 +266,12 @@ class WordFile:
     def _write(self, data: bytes | memoryview) -> None:
         assert self._file is not None
         self._file.write(data)
+
+
+def _temporary() -> str:
+    handle, name = tempfile.mkstemp(prefix="brahmic_pua_spm_words_", suffix=".tsv")
+    os.close(handle)
+    return name
 
 
 def word_options(options: dict[str, Any]) -> dict[str, Any]:

@@ -4,6 +4,7 @@ sampling, and one line for every option that turns a guarantee off."""
 
 from __future__ import annotations
 
+import os
 import tempfile
 import threading
 import unicodedata
@@ -23,6 +24,7 @@ from brahmic_pua.normalize import normalizer
 from brahmic_pua.trainer import engine, range_count, train_model
 from brahmic_pua.trainer.corpus import Corpus
 from brahmic_pua.trainer.options import OptionError
+from brahmic_pua.trainer.spm_words import INPUT_ENV
 
 LINES = sample("te")
 
@@ -339,10 +341,12 @@ def test_worker_processes_write_the_same_model_file(
     assert range_count.local_workers(files, 2) == 2  # no other thread in this process
     assert len(range_count.plan_ranges(files, 2)) > 4
     made = {}
-    for workers in (2, 1):
+    # spm trains on the words the workers write (a part each), then on the lines they write
+    for workers, spm_input in ((2, "words"), (2, "lines"), (1, "words")):
+        monkeypatch.setenv(INPUT_ENV, spm_input)
         if workers == 1:
             monkeypatch.setattr(engine, "local_workers", lambda *_: 1)
-        prefix = tmp_path / str(workers) / "m"
+        prefix = tmp_path / f"{workers}-{spm_input}" / "m"
         prefix.parent.mkdir()
         report = train_model(
             input=files,
@@ -352,8 +356,34 @@ def test_worker_processes_write_the_same_model_file(
             num_threads=2,
         )
         assert report.lines_with_block == 1
-        made[workers] = [(prefix.parent / f"m{s}").read_bytes() for s in (".model", ".vocab")]
-    assert made[1] == made[2]
+        made[workers, spm_input] = [
+            (prefix.parent / f"m{s}").read_bytes() for s in (".model", ".vocab")
+        ]
+    assert made[1, "words"] == made[2, "words"] == made[2, "lines"]
+
+
+def test_a_worker_range_with_a_tab_trains_on_lines(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A word with a tab cannot be a row of spm's word file: the worker removes its part and
+    spm trains on the lines, read again; the same model as lines from the start."""
+    source = tmp_path / "c.txt"
+    source.write_text("\n".join([*LINES[:600], "a\tb c", *LINES[600:900]]) + "\n", "utf-8")
+    monkeypatch.setattr(range_count, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(range_count, "MIN_RANGE_BYTES", 60_000)
+    monkeypatch.setattr(range_count, "MAX_RANGE_BYTES", 60_000)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "temp"))
+    (tmp_path / "temp").mkdir()
+    made = []
+    for spm_input in ("words", "lines"):
+        monkeypatch.setenv(INPUT_ENV, spm_input)
+        prefix = tmp_path / spm_input / "m"
+        prefix.parent.mkdir()
+        options = {"vocab_size": 1000, "model_type": "bpe", "num_threads": 2}
+        train_model(input=str(source), model_prefix=str(prefix), **options)
+        made.append([(prefix.parent / f"m{s}").read_bytes() for s in (".model", ".vocab")])
+    assert made[0] == made[1]
+    assert os.listdir(tmp_path / "temp") == []
 
 
 @slow  # trains several models
