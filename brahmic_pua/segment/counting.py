@@ -38,8 +38,15 @@ class CorpusCounts:
     #: The texts' space-separated words with their counts, when asked for and when they fit in
     #: :data:`MAX_WORDS` (the trainer's word-start pass would otherwise read the corpus again).
     words: Counter[str] | None = None
+    #: The distinct pieces of the words (cut before every sure start) with their counts, when
+    #: the count cut every word and they fit in :data:`MAX_PIECES` (the trainer works out spm's
+    #: alphabet from them: :mod:`brahmic_pua.trainer.coverage_forecast`).
+    pieces: Counter[str] | None = None
 
 
+#: Distinct pieces kept in the counts at most (a syllable each under fixtoken: 7,461 on the
+#: 50 MB mix of the corpora; a word each under akshara).
+MAX_PIECES = 1 << 17
 #: Distinct words segmented together: a million at once made a list of millions of pieces.
 #: 8,192 holds the count's peak memory on te.train to 19 MB (42 MB at 65,536) at the same speed.
 WORDS_AT_ONCE = 8192
@@ -88,6 +95,7 @@ def count_batches(
     words: Counter[str] = Counter()
     counts = CorpusCounts()
     pieces: Counter[str] = Counter()
+    whole: Counter[str] = Counter()  # texts counted whole, where no sentinel was free
     spaces = joins = done = 0
     for batch in batches:
         check_batch(batch, done)
@@ -103,14 +111,16 @@ def count_batches(
             if len(words) > MAX_WORDS:  # memory stays bounded; counts add up the same
                 if words_out is not None:
                     words_out.counted(words)
-                joins += _segment_words(words, counts, pieces, policy, pattern)
+                joins += _segment_words(words, counts, pieces, policy, pattern, whole)
                 words.clear()
                 kept = False
     if words_out is not None:
         words_out.counted(words)
-    joins += _segment_words(words, counts, pieces, policy, pattern)
+    joins += _segment_words(words, counts, pieces, policy, pattern, whole)
     if kept:
         counts.words = words
+    if policy != "grapheme" and len(pieces) + len(whole) <= MAX_PIECES:
+        counts.pieces = pieces + whole  # (a piece may start with a space that joined words)
     add_pieces(counts, pieces, 1, pattern)
     if policy != "grapheme":  # the joins' spaces out, the text's in
         _respace(counts.characters, joins, spaces)
@@ -125,6 +135,8 @@ def _from_pieces(found: WordPieces, policy: str) -> CorpusCounts:
     counts = CorpusCounts(words=found.words)
     add_pieces(counts, found.whole, 1, pattern)
     add_pieces(counts, found.pieces, 1, pattern)
+    if len(found.pieces) + len(found.whole) <= MAX_PIECES:
+        counts.pieces = found.pieces + found.whole
     _respace(counts.characters, 0, found.spaces)
     if pattern.fullmatch(" "):
         _respace(counts.clusters, 0, found.spaces)
@@ -137,10 +149,11 @@ def _segment_words(
     pieces: Counter[str],
     policy: str,
     pattern: re.Pattern[str] | regex.Pattern[str],
+    whole: Counter[str],
 ) -> int:
     """Add the pieces of ``words`` to ``pieces`` (or, where no sentinel is free, their clusters
-    and characters to ``counts``), words of equal count cut together; the spaces that joined
-    them, to be counted out again."""
+    and characters to ``counts``, and the text to ``whole``), words of equal count cut
+    together; the spaces that joined them, to be counted out again."""
     by_count: dict[int, list[str]] = {}
     for word, n in words.items():
         by_count.setdefault(n, []).append(word)
@@ -152,6 +165,7 @@ def _segment_words(
             cut = split_pieces(joined, policy)
             if cut is None:  # every sentinel occurs in the text: count it whole
                 add_pieces(counts, Counter({joined: 1}), n, pattern)
+                whole[joined] += n
             else:
                 for piece, k in Counter(cut).items():
                     pieces[piece] += k * n

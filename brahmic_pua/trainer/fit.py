@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Generator, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -47,6 +48,15 @@ from brahmic_pua.trainer.spm_words import (
 T = TypeVar("T")
 
 
+@dataclass(frozen=True)
+class Built:
+    """The model's complete rules, compiled (normalizer, denormalizer), and the codec they were
+    built for: ``fit``'s codec, or the codec of the clusters spm was forecast to keep."""
+
+    codec: PUACodec
+    maps: tuple[bytes, bytes]
+
+
 def fit(
     corpus: Corpus,
     codec: PUACodec,
@@ -56,14 +66,22 @@ def fit(
     phases: Phases | None = None,
     read_log: bool = False,
     user_rules: tuple[tuple[str, str], ...] = (),
-) -> tuple[Any, int]:
-    """spm's model, trained on the corpus's lines with the complete normalizer in it, and the
-    number of lines spm skipped as longer than ``max_sentence_length``. ``phases``: the phases'
-    display; ``read_log``: spm's log may be read for it (the caller did not ask for it);
-    ``user_rules``: a user's normalizer rules, in both the training rules and the complete ones
-    (spm trains on the text they rewrite, as stock does)."""
+    forecast: Callable[[str], PUACodec | None] | None = None,
+) -> tuple[Any, int, Built | None]:
+    """spm's model, trained on the corpus's lines, the number of lines spm skipped as longer
+    than ``max_sentence_length``, and the complete rules (None without NFC: the codec's rules,
+    spm's own, are all). The model holds them where they were built for ``codec``. ``phases``:
+    the phases' display; ``read_log``: spm's log may be read for it (the caller did not ask for
+    it); ``user_rules``: a user's normalizer rules, in both the training rules and the complete
+    ones (spm trains on the text they rewrite, as stock does); ``forecast``: given the training
+    rules' file, the codec of the clusters spm will keep, or None (the rules are then built
+    for that codec, :mod:`brahmic_pua.trainer.coverage_forecast`)."""
     too_long = _lines_too_long(corpus, int(options["max_sentence_length"]))
     rules = training_rule_files(codec, normalizer, user_rules)
+    rule_paths = (
+        _write(work, "normalize.tsv", rules[0]),
+        _write(work, "denormalize.tsv", rules[1]),
+    )
     words = None
     if not too_long and words_train_alike(options) and rules_split_alike(rules[0]):
         words = corpus.spm_words()  # (spm skips a too-long line whole: words cannot say so)
@@ -78,33 +96,35 @@ def fit(
     if read_log and phases.enabled:  # (thread 0: no lines shown until spm's thread is known)
         log = SpmLog(lambda say: phases.show(say, label), thread=0)
 
-    def complete(level: int) -> bytes:  # the model's full rules, with spm's log level
-        return _run(
-            lambda: compile_rules(*rule_files(codec, normalizer, user_rules), work, level)[0]
-        )
+    def complete(level: int) -> Built:  # the model's full rules, with spm's log level
+        target = codec
+        if forecast is not None and (kept := forecast(rule_paths[0])) is not None:
+            target = kept
+        maps = _run(lambda: compile_rules(*rule_files(target, normalizer, user_rules), work, level))
+        return Built(target, maps)
 
     with captured(log) as capture, phases.writing_to(capture.stderr):
         spm_options = {**options, "minloglevel": 0} if capture.active else options
         if words is not None:
             spm_options = word_options(spm_options)
         level = int(spm_options.get("minloglevel", 2))  # alongside, the training's
-        train = _training(source, spm_options, work, rules, log)
+        train = _training(source, spm_options, work, rule_paths, log)
         # spm's own log on stderr (minloglevel < 2, asked for): no line redrawn over it
         live = capture.active or level >= 2 or "logstream" in options
         phases.start(label, live)
         # Without NFC the codec's rules are all the rules; from Python, spm holds the GIL.
         alongside = normalizer.composes and bool(path)
-        charsmap = _alongside(train, (lambda: complete(level)) if alongside else None, stop, phases)
+        built = _alongside(train, (lambda: complete(level)) if alongside else None, stop, phases)
     if normalizer.composes and not path:  # spm took the GIL for every line: one after the other
         phases.start("compiling rules")
-        charsmap = complete(int(options.get("minloglevel", 2)))
+        built = complete(int(options.get("minloglevel", 2)))
     phases.end()
     model = parse_model(Path(work, "model.model").read_bytes())
     if words is not None:
         restored(model, options)
-    if charsmap is not None:
-        model.normalizer_spec.precompiled_charsmap = charsmap
-    return model, too_long
+    if built is not None and built.codec is codec:
+        model.normalizer_spec.precompiled_charsmap = built.maps[0]
+    return model, too_long, built
 
 
 def _lines_too_long(corpus: Corpus, limit: int) -> int:
@@ -122,8 +142,8 @@ def _training(
     log: SpmLog | None,
 ) -> Callable[[], None]:
     """spm's training, to run on a thread of its own: the model to ``work``/model.model, from
-    ``source`` (a line file or an iterator) with the training ``rules`` (forward, backward)
-    written into ``work``; ``log`` learns which thread is spm's."""
+    ``source`` (a line file or an iterator) with the training rules in the files ``rules``
+    (forward, backward); ``log`` learns which thread is spm's."""
     forward, backward = rules
 
     def train() -> None:
@@ -134,8 +154,8 @@ def _training(
             spm.SentencePieceTrainer.train(
                 **source,
                 model_prefix=str(Path(work, "model")),
-                normalization_rule_tsv=_write(work, "normalize.tsv", forward),
-                denormalization_rule_tsv=_write(work, "denormalize.tsv", backward),
+                normalization_rule_tsv=forward,
+                denormalization_rule_tsv=backward,
                 **options,
             )
         finally:
@@ -161,10 +181,10 @@ def spm_running() -> bool:
 
 def _alongside(
     train: Callable[[], None],
-    complete: Callable[[], bytes] | None,
+    complete: Callable[[], T] | None,
     stop: threading.Event,
     phases: Phases | None = None,
-) -> bytes | None:
+) -> T | None:
     """``train()`` on a thread and ``complete()``, if given, here meanwhile; then wait for
     the thread. The thread is a daemon: Ctrl-C stops the waiting (``stop`` is then set), and
     an interrupted process does not wait for spm to finish. When spm is done first, ``phases``
@@ -187,9 +207,9 @@ def _alongside(
     _SPM_THREADS.append(thread)
     thread.start()
     try:
-        charsmap = None
+        done = None
         if complete is not None:
-            charsmap = complete()
+            done = complete()
             compiling.release()
         thread.join()
     except BaseException:
@@ -197,7 +217,7 @@ def _alongside(
         raise
     if failure:
         raise failure[0]
-    return charsmap
+    return done
 
 
 def _run(call: Callable[[], T]) -> T:

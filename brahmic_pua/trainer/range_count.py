@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack
 from pathlib import Path
@@ -22,7 +23,7 @@ from brahmic_pua.io.progress import Progress
 from brahmic_pua.io.workers import kill_workers
 from brahmic_pua.normalize import Normalizer
 from brahmic_pua.segment.arrow_count import arrow_wanted
-from brahmic_pua.segment.counting import CorpusCounts, count_batches
+from brahmic_pua.segment.counting import MAX_PIECES, CorpusCounts, count_batches
 from brahmic_pua.trainer.corpus import CorpusStats, spm_line_text, text_writer
 from brahmic_pua.trainer.signals import die_with_parent, signals_deferred
 from brahmic_pua.trainer.spm_words import WordFile
@@ -145,10 +146,16 @@ def reduce_in_order(
     the reduce reaches it, with a progress line over the bytes of ``files``."""
     total = sum(Path(name).stat().st_size for name in files)
     bar = Progress(progress, "scanning corpus", total)
-    counts, stats = CorpusCounts(), CorpusStats()
+    counts, stats = CorpusCounts(pieces=Counter()), CorpusStats()
     for part, lines in parts:
         counts.clusters.update(part.clusters)
         counts.characters.update(part.characters)
+        if counts.pieces is not None and part.pieces is not None:
+            counts.pieces.update(part.pieces)
+            if len(counts.pieces) > MAX_PIECES:
+                counts.pieces = None
+        else:
+            counts.pieces = None
         stats.merge(lines)
         stats.show(bar)
     stats.show(bar, final=True)

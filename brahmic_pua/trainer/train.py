@@ -65,8 +65,9 @@ from brahmic_pua.trainer.checks import (
 )
 from brahmic_pua.trainer.coded_options import coded_options, required_clusters
 from brahmic_pua.trainer.corpus import Corpus
+from brahmic_pua.trainer.coverage_forecast import forecast_alphabet
 from brahmic_pua.trainer.engine import count_clusters
-from brahmic_pua.trainer.fit import fit
+from brahmic_pua.trainer.fit import Built, fit
 from brahmic_pua.trainer.normalizer_options import weakened
 from brahmic_pua.trainer.options import TrainOptions, build_options, read_bool
 from brahmic_pua.trainer.pretokenize import ClusterPretokenizer
@@ -214,7 +215,7 @@ def train_model(arg: str | None = None, **kwargs: Any) -> TrainReport:
         # required_chars, which may name a cluster the corpus lacks.
         closed = bool(options.spm.get("required_chars"))
         codec = PUACodec.from_counts(counts.clusters, options.policy, options.scripts, closed)
-        inputs = _Inputs(options, n, corpus, codec, counts.characters, counts.words)
+        inputs = _Inputs(options, n, corpus, codec, counts.characters, counts.words, counts.pieces)
         return _train(inputs, warnings)
     finally:
         corpus.close()
@@ -230,6 +231,7 @@ class _Inputs:
     codec: PUACodec  # every cluster the count found
     characters: Counter[str]
     words: Counter[str] | None  # the corpus's words with their counts, if the count kept them
+    pieces: Counter[str] | None  # the words' pieces with their counts, if the count kept them
 
 
 def _train(given: _Inputs, warnings: list[str]) -> TrainReport:
@@ -239,14 +241,14 @@ def _train(given: _Inputs, warnings: list[str]) -> TrainReport:
     plan = _plan(given, warnings)
     with temporary_folder("brahmic_pua_train_") as work, Phases(options.progress) as phases:
         try:
-            model, too_long = _fit(given, plan, work, phases)
+            model, too_long, built = _fit(given, plan, work, phases)
         except _TooHigh as error:  # spm's "Vocabulary size too high", in our words
             phases.start("finding a vocab_size that trains")
             trains = size_that_trains(error.made, lambda size: _made_at(size, given))
             raise ValueError(vocab_too_large(error.message, trains)) from None
         if (cut := _cuts_note(plan.pretokenizer)) is not None:
             _warn(cut, warnings)
-        finished = _finish(given, plan, model, work, phases)
+        finished = _finish(given, plan, model, built, work, phases)
         phases.start("writing the model")
         model_file, vocab_file = _write(given, plan, model, finished.codec)
     report = TrainReport(
@@ -325,17 +327,35 @@ def _plan(given: _Inputs, warnings: list[str]) -> _Plan:
     return _Plan(opts, alphabet, vocab_size, codec, limit, prefix, pretokenizer)
 
 
-def _fit(given: _Inputs, plan: _Plan, work: str, phases: Phases) -> tuple[Any, int]:
-    """spm's model and the lines it skipped (:func:`~brahmic_pua.trainer.fit.fit`). A
+def _fit(given: _Inputs, plan: _Plan, work: str, phases: Phases) -> tuple[Any, int, Built | None]:
+    """spm's model, the lines it skipped and the complete rules
+    (:func:`~brahmic_pua.trainer.fit.fit`), built for the clusters spm is forecast to keep. A
     pretokenizer's own failure is raised as itself, and spm's "Vocabulary size too high" as
     :class:`_TooHigh`."""
     options, normalizer = given.options, given.normalizer
     spm_options = dict(plan.spm)
     coded_options(spm_options, plan.codec, normalizer, work)
     read_log, user_rules = not options.spm_log, options.normalizer_choice.rules
+    stats = given.corpus.stats
+    words = given.characters[" "] + stats.lines - stats.empty_lines  # each starts with "▁"
+
+    def forecast(rules_file: str) -> PUACodec | None:
+        kept = forecast_alphabet(given.pieces, words, rules_file, spm_options, bool(user_rules))
+        if kept is None:
+            return None
+        return plan.codec.restricted([c for code, c in plan.codec.code_pairs() if code in kept])
+
     try:
         return fit(
-            given.corpus, plan.codec, normalizer, spm_options, work, phases, read_log, user_rules
+            given.corpus,
+            plan.codec,
+            normalizer,
+            spm_options,
+            work,
+            phases,
+            read_log,
+            user_rules,
+            forecast,
         )
     except ValueError as error:
         pretokenizer = plan.pretokenizer
@@ -394,13 +414,17 @@ class _Finished:
     filters: FilterReport | None
 
 
-def _finish(given: _Inputs, plan: _Plan, model: Any, work: str, phases: Phases) -> _Finished:
+def _finish(
+    given: _Inputs, plan: _Plan, model: Any, built: Built | None, work: str, phases: Phases
+) -> _Finished:
     """spm's ``model``, in place, made brahmic_pua's: codes no piece holds dropped, orphan and
     escape pieces disabled, word starts completed and the filters run (where asked), scores
     quantized (Unigram) and spm's vocab_size put back as given."""
     options, normalizer, corpus = given.options, given.normalizer, given.corpus
     user_rules = options.normalizer_choice.rules
-    codec = _drop_codes_without_piece(model, plan.codec, normalizer, work, phases, user_rules)
+    codec = _drop_codes_without_piece(
+        model, plan.codec, built, normalizer, work, phases, user_rules
+    )
     disabled = _disable_pieces(model, codec, plan.prefix)
     model_type = _model_type(plan.spm)
     starts = 0
@@ -454,13 +478,15 @@ def _warn(note: str, warnings: list[str]) -> None:
 def _drop_codes_without_piece(
     model: Any,
     codec: PUACodec,
+    built: Built | None,
     normalizer: Normalizer,
     work: str,
     phases: Phases,
     user_rules: tuple[tuple[str, str], ...],
 ) -> PUACodec:
     """The codec without clusters that no piece holds (character_coverage can drop a code we
-    planned to keep), with the model's rules recompiled to match; usually nothing to do.
+    planned to keep), with the model's rules for it: those ``built`` while spm trained where
+    they are for these clusters (the forecast held), else compiled now.
 
     A code is kept if any piece holds it, not only a piece of its own: a word model's pieces
     are whole words, with no piece for a lone cluster (keeping only those would empty the
@@ -468,7 +494,16 @@ def _drop_codes_without_piece(
     piece of its own, so the two readings agree."""
     usable = {ch for p in model.pieces if p.type in (NORMAL, USER_DEFINED) for ch in p.piece}
     kept = [cluster for code, cluster in codec.code_pairs() if code in usable]
+    if built is not None and [cluster for _, cluster in built.codec.code_pairs()] == kept:
+        if built.codec is not codec:  # (else fit put them in already)
+            model.normalizer_spec.precompiled_charsmap = built.maps[0]
+            model.denormalizer_spec.precompiled_charsmap = built.maps[1]
+        return built.codec
     if len(kept) == len(codec):
+        if built is not None:  # forecast to drop codes that spm kept
+            phases.start("compiling rules again, for the clusters spm kept")
+            forward = compile_rules(*rule_files(codec, normalizer, user_rules), work)[0]
+            model.normalizer_spec.precompiled_charsmap = forward
         return codec
     codec = codec.restricted(kept)
     phases.start("compiling rules again, for the clusters spm kept")

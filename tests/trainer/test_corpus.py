@@ -379,7 +379,7 @@ def test_a_worker_range_with_a_tab_trains_on_lines(
         monkeypatch.setenv(INPUT_ENV, spm_input)
         prefix = tmp_path / spm_input / "m"
         prefix.parent.mkdir()
-        options = {"vocab_size": 1000, "model_type": "bpe", "num_threads": 2}
+        options: dict[str, Any] = {"vocab_size": 1000, "model_type": "bpe", "num_threads": 2}
         train_model(input=str(source), model_prefix=str(prefix), **options)
         made.append([(prefix.parent / f"m{s}").read_bytes() for s in (".model", ".vocab")])
     assert made[0] == made[1]
