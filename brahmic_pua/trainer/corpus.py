@@ -121,8 +121,9 @@ class Corpus:
         self._counted = False  # the lines counted and the sample chosen
         self._spm_parts: list[Path] = []
         self._spm_lines_wanted = not words  # the scan writes spm's line file
-        #: The words with their counts, for spm, where the count hands them over.
-        self.word_file = WordFile() if words else None
+        #: The words with their counts, for spm, where the count hands them over (made once
+        #: the inputs are checked: a refused input leaves no file behind).
+        self.word_file: WordFile | None = None
         for name in inputs:
             if Path(name).is_dir():
                 raise ValueError(
@@ -133,6 +134,8 @@ class Corpus:
                 raise ValueError(not_a_file(name, "check the path in input="))
             if is_parquet(name):
                 check_column(name, self.text_column)
+        if words:
+            self.word_file = WordFile()
 
     @property
     def parquet(self) -> bool:

@@ -6,6 +6,7 @@ sentences). The oracle is spm's own reading of the lines (``BRAHMIC_PUA_SPM_INPU
 from __future__ import annotations
 
 import os
+import tempfile
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -128,7 +129,6 @@ def test_lines_where_words_cannot_say_it(
 
 
 def test_no_word_file_is_left_behind(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import tempfile
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "temp"))
     (tmp_path / "temp").mkdir()
@@ -281,3 +281,15 @@ def test_the_word_file_holds_the_words_spm_splits_the_lines_into(
         assert found == expected
     finally:
         corpus.close()
+
+
+@pytest.mark.parametrize("given", ["missing.txt", "folder"])
+def test_a_refused_input_leaves_no_word_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, given: str
+) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "temp"))
+    (tmp_path / "temp").mkdir()
+    (tmp_path / "folder").mkdir()
+    with pytest.raises(ValueError, match="input"):
+        train_model(input=str(tmp_path / given), model_prefix=str(tmp_path / "m"), **OPTIONS)
+    assert os.listdir(tmp_path / "temp") == []
