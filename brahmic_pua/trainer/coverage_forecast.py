@@ -50,9 +50,11 @@ def forecast_alphabet(
     ``rules_file``; None where that is not worked out here."""
     if pieces is None or user_rules or any(options.get(name) for name in _OTHER_CHARACTERS):
         return None
+    if str(options.get("model_type", "unigram")).lower() == "word":
+        return None  # its pieces are words: a kept character need not be in one
     if not read_bool("add_dummy_prefix", options.get("add_dummy_prefix", True)):
         return None
-    coverage = _single(float(options.get("character_coverage", 0.9995)))
+    coverage = as_float(float(options.get("character_coverage", 0.9995)))
     if coverage >= 1.0 or read_bool("use_all_vocab", options.get("use_all_vocab", False)):
         return None  # every character is kept: nothing to forecast
     normalizer = spm.SentencePieceNormalizer(
@@ -71,16 +73,17 @@ def forecast_alphabet(
     # of the pure count may start with a space that joined it to another word
     characters[SPACE] = words
     characters.pop("\x00", None)  # spm skips NUL
-    return _covered(characters, coverage)
+    return spm_alphabet(characters, coverage)
 
 
-def _covered(characters: Counter[str], coverage: float) -> set[str]:
-    """The characters spm keeps for ``coverage``, as its loop keeps them."""
+def spm_alphabet(characters: Mapping[str, int], coverage: float) -> set[str]:
+    """The characters spm keeps for ``coverage`` (a float: :func:`as_float`), as its loop in
+    ``LoadSentences`` keeps them."""
     total = sum(characters.values())
     kept: set[str] = set()
     accumulated = 0
     for ch, count in sorted(characters.items(), key=lambda item: (-item[1], item[0])):
-        if _single(accumulated / total) >= coverage:
+        if as_float(accumulated / total) >= coverage:
             break
         accumulated += count
         if ch != BOUNDARY:
@@ -88,10 +91,10 @@ def _covered(characters: Counter[str], coverage: float) -> set[str]:
     return kept
 
 
-def _single(value: float) -> float:
-    """``value`` as a C ``float`` holds it."""
+def as_float(value: float) -> float:
+    """``value`` as a C ``float`` holds it (spm's coverage and its share covered so far)."""
     result: float = struct.unpack("f", struct.pack("f", value))[0]
     return result
 
 
-__all__ = ["forecast_alphabet"]
+__all__ = ["as_float", "forecast_alphabet", "spm_alphabet"]

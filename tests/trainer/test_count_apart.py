@@ -7,6 +7,8 @@ from __future__ import annotations
 import multiprocessing
 import os
 import tempfile
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +22,18 @@ from brahmic_pua.trainer.corpus import Corpus
 
 LINES = [*sample("te")[:300], *sample("hi")[:100], "", "  a  b ", "x\u2585y", "\ufeffz"]
 OPTIONS: dict[str, Any] = {"model_type": "bpe", "vocab_size": 1200, "num_threads": 1}
+
+
+@pytest.fixture(autouse=True)
+def only_thread() -> None:
+    """This process forks only with no other thread (forking beside one is unsafe): a thread
+    another test left behind (a pool's manager finishing) is given a few seconds to end."""
+    deadline = time.monotonic() + 10
+    while threading.active_count() > 1 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if threading.active_count() > 1:
+        names = ", ".join(thread.name for thread in threading.enumerate())
+        pytest.skip(f"other threads run in this test process ({names}): it may not fork")
 
 
 @pytest.fixture
@@ -92,8 +106,6 @@ def test_an_error_in_the_child_is_the_same_one_line(
 def test_not_apart_with_other_threads_or_small_input(
     corpus_file: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import threading
-
     corpus = Corpus([str(corpus_file)], None, normalizer("nfc"), words=True)
     lines_only = Corpus([str(corpus_file)], None, normalizer("nfc"))
     try:

@@ -11,33 +11,37 @@ import pytest
 from conftest import sample
 
 from brahmic_pua.codec import PUACodec
+from brahmic_pua.model.loader import load_model
 from brahmic_pua.trainer import coverage_forecast, train_model
 from brahmic_pua.trainer import train as train_module
-from brahmic_pua.trainer.coverage_forecast import _covered, _single
+from brahmic_pua.trainer.coverage_forecast import as_float, spm_alphabet
+from brahmic_pua.trainer.fit import fit
 
-#: Telugu, Hindi and Tamil samples at a vocab_size whose alphabet plan leaves out rare
+#: Telugu and Hindi samples at a vocab_size whose alphabet plan leaves out rare
 #: symbols: spm's coverage then drops some codes planned to be kept.
 LINES = [*sample("te")[:500], *sample("hi")[:300], "  a  b ", "", "x\u2581y \ue000"]
 OPTIONS: dict[str, Any] = {"model_type": "bpe", "vocab_size": 900, "num_threads": 1}
 
 
 def trained(folder: Path, monkeypatch: pytest.MonkeyPatch, **extra: Any) -> list[Any]:
-    """The model and vocab bytes, and what the drop step saw: (planned, built for, kept)."""
+    """The model and vocab bytes, and the clusters: (planned, built for, in the model)."""
     folder.mkdir()
     monkeypatch.chdir(folder)
     Path("c.txt").write_text("\n".join(LINES) + "\n", encoding="utf-8")
-    seen: list[tuple[int, int | None, int]] = []
-    original = train_module._drop_codes_without_piece
+    seen: list[tuple[int, int | None]] = []
 
-    def watched(model: Any, codec: PUACodec, built: Any, *rest: Any) -> PUACodec:
-        kept = original(model, codec, built, *rest)
-        seen.append((len(codec), None if built is None else len(built.codec), len(kept)))
-        return kept
+    def watched(corpus: Any, codec: PUACodec, *rest: Any, **named: Any) -> Any:
+        model, too_long, built = fit(corpus, codec, *rest, **named)
+        seen.append((len(codec), None if built is None else len(built.codec)))
+        return model, too_long, built
 
     with monkeypatch.context() as patched:
-        patched.setattr(train_module, "_drop_codes_without_piece", watched)
+        patched.setattr(train_module, "fit", watched)
         train_model(input="c.txt", model_prefix="m", **{**OPTIONS, **extra})
-    return [Path("m.model").read_bytes(), Path("m.vocab").read_bytes(), seen[0]]
+    data = Path("m.model").read_bytes()
+    manifest = load_model(data).manifest
+    assert manifest is not None
+    return [data, Path("m.vocab").read_bytes(), (*seen[0], len(manifest.codec))]
 
 
 def test_the_forecast_holds_where_spm_drops_codes(
@@ -94,12 +98,12 @@ def test_the_coverage_loop_is_spms() -> None:
     covered so far (a float) is below the coverage: a tie at the cut goes to the lower code
     point, and the boundary character is counted but never kept."""
     counts: Any = {"b": 5, "a": 5, "c": 3, "\u2586": 4, "d": 1}  # 18 in all
-    assert _covered(counts, _single(0.0)) == set()
-    assert _covered(counts, _single(0.27)) == {"a"}  # b would start at 5/18 = 0.28
-    assert _covered(counts, _single(0.3)) == {"a", "b"}
-    assert _covered(counts, _single(0.56)) == {"a", "b"}  # the boundary's 4 are counted
-    assert _covered(counts, _single(0.8)) == {"a", "b", "c"}
-    assert _covered(counts, _single(0.99)) == {"a", "b", "c", "d"}
+    assert spm_alphabet(counts, as_float(0.0)) == set()
+    assert spm_alphabet(counts, as_float(0.27)) == {"a"}  # b would start at 5/18 = 0.28
+    assert spm_alphabet(counts, as_float(0.3)) == {"a", "b"}
+    assert spm_alphabet(counts, as_float(0.56)) == {"a", "b"}  # the boundary's 4 are counted
+    assert spm_alphabet(counts, as_float(0.8)) == {"a", "b", "c"}
+    assert spm_alphabet(counts, as_float(0.99)) == {"a", "b", "c", "d"}
     # The share is a float: 0.299999999 is below 0.3, but as a float it is 0.3's float
     close: Any = {"a": 299_999_999, "b": 250_000_000, "c": 250_000_000, "d": 200_000_001}
-    assert _covered(close, _single(0.3)) == {"a"}
+    assert spm_alphabet(close, as_float(0.3)) == {"a"}
