@@ -89,7 +89,8 @@ def _count(policy: str, keep_words: bool) -> tuple[CorpusCounts, CorpusStats, bo
     counts = count_batches(
         corpus.scan(), policy, keep_words, arrow_wanted(corpus.input_bytes()), words
     )
-    words.finish(corpus.stats.empty_lines)
+    stats = corpus.stats
+    words.finish(stats.lines, stats.empty_lines, counts.characters[" "])
     return counts, corpus.stats, words.usable
 
 

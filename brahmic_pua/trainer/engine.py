@@ -85,5 +85,6 @@ def _count_here(corpus: Corpus, policy: str, keep_words: bool) -> CorpusCounts:
     arrow = arrow_wanted(corpus.input_bytes())
     counts = count_batches(corpus.scan(), policy, keep_words, arrow, words)
     if words is not None:
-        words.finish(corpus.stats.empty_lines)
+        stats = corpus.stats
+        words.finish(stats.lines, stats.empty_lines, counts.characters[" "])
     return counts

@@ -72,11 +72,14 @@ def count_spans(
         words = WordFile(words_file) if words_file else None
         try:
             counts = count_batches(batches(), policy, arrow=use, words_out=words)
-        finally:
+        except BaseException:
             if words is not None:
-                words.finish(stats.empty_lines)
-        if words is not None and not words.usable:
-            words.close()
+                words.close()
+            raise
+        if words is not None:
+            words.finish(stats.lines, stats.empty_lines, counts.characters[" "])
+            if not words.usable:
+                words.close()
         return counts, stats
 
 

@@ -153,6 +153,7 @@ class WordFile:
         self._file: BinaryIO | None = open(self.path, "wb")  # noqa: SIM115 (closed in finish)
         self.usable = True  # no word held a tab or a line feed
         self.finished = False
+        self.total = 0  # the words handed over, each as often as it occurs
         self._empty = 0
         self._parts: list[Path] = []  # parts written by worker processes, to gather in order
 
@@ -179,7 +180,7 @@ class WordFile:
 
     def counted(self, words: Counter[str]) -> None:
         """Words and their counts (from the pure count)."""
-        if not self._open(words.get("", 0)):
+        if not self._open(words.get("", 0), sum(words.values())):
             return
         joined = "".join(words)
         if "\t" in joined or "\n" in joined:
@@ -200,7 +201,8 @@ class WordFile:
 
         words, counts = table.column("word"), table.column("n")
         empty = pc.equal(words, "")
-        if not self._open(pc.sum(pc.if_else(empty, counts, 0)).as_py() or 0):
+        total = pc.sum(counts).as_py() or 0
+        if not self._open(pc.sum(pc.if_else(empty, counts, 0)).as_py() or 0, total):
             return
         if pc.any(pc.match_substring_regex(words, "[\t\n]")).as_py():
             self._unusable()
@@ -220,11 +222,15 @@ class WordFile:
             )
             self._write(memoryview(data)[ends[0].as_py() : ends[-1].as_py()])
 
-    def finish(self, empty_lines: int) -> None:
+    def finish(self, lines: int, empty_lines: int, spaces: int) -> None:
         """The last row (the empty word's count, each empty line's taken out: spm skips an empty
-        line) written and the file closed."""
+        line) written and the file closed; unusable unless the words handed over are every word
+        of the count's ``lines`` (``empty_lines`` of them empty) with their ``spaces``: a line
+        of k spaces is k + 1 words, so a count that lost or doubled words is caught here."""
         if self._file is None:
             return
+        if self.total != lines + spaces:
+            self._unusable()
         spaces = self._empty - empty_lines
         if spaces > 0 and self.usable:
             self._write(f" \t{spaces}\n".encode())
@@ -254,8 +260,9 @@ class WordFile:
             part.unlink(missing_ok=True)
         self._parts.clear()
 
-    def _open(self, empty: int) -> bool:
+    def _open(self, empty: int, total: int) -> bool:
         self._empty += empty
+        self.total += total
         return self.usable and self._file is not None
 
     def _unusable(self) -> None:

@@ -236,7 +236,8 @@ def test_the_counts_write_the_rows_the_arrow_table_writes(words: dict[str, int])
                     }
                 )
                 out.counted_table(table)
-            out.finish(empty_lines=1 if empty else 0)
+            # every word its own line (no spaces): the totals agree
+            out.finish(sum(words.values()), 1 if empty else 0, 0)
             rows = out.path.read_bytes().decode("utf-8").split("\n")
             assert rows[-1] == ""
             assert Counter(rows[:-1]) == expected, kind
@@ -265,7 +266,9 @@ def test_the_word_file_holds_the_words_spm_splits_the_lines_into(
             monkeypatch.setenv(COUNT_ENV, count)
             count_clusters(corpus, "fixtoken", "local")
         expected: Counter[str] = Counter()
-        read = [lines[0].removeprefix("\ufeff"), *lines[1:]] if lines else []  # as a file is read
+        # as a file is read: a leading BOM and each line's trailing CRs dropped
+        read = [lines[0].removeprefix("\ufeff"), *lines[1:]] if lines else []
+        read = [line.rstrip("\r") for line in read]
         for line in map(normalizer("nfc"), read):
             if line:
                 expected.update(" " + part.replace("\u2585", "\ue002") for part in line.split(" "))
@@ -293,3 +296,17 @@ def test_a_refused_input_leaves_no_word_file(
     with pytest.raises(ValueError, match="input"):
         train_model(input=str(tmp_path / given), model_prefix=str(tmp_path / "m"), **OPTIONS)
     assert os.listdir(tmp_path / "temp") == []
+
+
+def test_a_word_file_that_misses_words_is_not_used() -> None:
+    """The rows must add up to every word of the count's lines (spaces + lines): a count that
+    handed over fewer words, or more, leaves the word file unused (spm then reads lines)."""
+    for lines, spaces, usable in ((2, 3, True), (3, 3, False), (2, 2, False)):
+        out = WordFile()
+        try:
+            out.counted(Counter({"a": 2, "b": 1, "": 2}))  # the lines "a b" and "a  "
+            out.finish(lines, 0, spaces)
+            assert out.usable is usable
+            assert (out.path.stat().st_size > 0) is usable
+        finally:
+            out.close()
