@@ -94,7 +94,7 @@ def fit(
     label = f"training SentencePiece ({str(options.get('model_type', 'unigram')).lower()})"
     log = None
     if read_log and phases.enabled:  # (thread 0: no lines shown until spm's thread is known)
-        log = SpmLog(lambda say: phases.show(say, label), thread=0)
+        log = SpmLog(lambda say: phases.show(say, label), thread=0, words=words is not None)
 
     def complete(level: int) -> Built:  # the model's full rules, with spm's log level
         target = codec

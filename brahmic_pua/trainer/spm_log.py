@@ -53,7 +53,6 @@ _CONTINUED = re.compile(r"\s|\w+ \{\}?$|\}$|$")
 
 _STAGES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
     (re.compile(r"Loading corpus"), lambda m: "reading the lines"),
-    (re.compile(r"Loaded all (\d+) sentences"), lambda m: f"{counted(int(m[1]), 'line')} read"),
     (re.compile(r"Normalizing sentences"), lambda m: "normalizing"),
     (re.compile(r"Alphabet size=(\d+)"), lambda m: f"alphabet of {counted(int(m[1]), 'symbol')}"),
     (
@@ -61,10 +60,11 @@ _STAGES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
         lambda m: "finding seed pieces",
     ),
     (re.compile(r"Initialized (\d+) seed"), lambda m: counted(int(m[1]), "seed piece")),
-    (re.compile(r"Tokenizing input sentences"), lambda m: "splitting the lines into words"),
     (re.compile(r"Completed (\d+) merge steps"), lambda m: counted(int(m[1]), "merge")),
     (re.compile(r"Saving model"), lambda m: "saving"),
 ]
+_LOADED = re.compile(r"Loaded all (\d+) sentences")
+_SPLITTING = re.compile(r"Tokenizing input sentences")
 _EM = re.compile(r"EM sub_iter=\d+ size=(\d+)")
 _MERGED = re.compile(r"Merged: freq=\d+ merges=(\d+)")  # spm's BPE, every 100 merges
 _ADDED = re.compile(r"Added: freq=\d+ size=(\d+)")  # older spm's BPE, every 20 pieces
@@ -76,9 +76,14 @@ class SpmLog:
     on. ``thread``, once set, is the native id of the thread that trains: another training's
     lines (rules compiled alongside) change nothing shown."""
 
-    def __init__(self, show: Callable[[str], None], thread: int | None = None) -> None:
+    def __init__(
+        self, show: Callable[[str], None], thread: int | None = None, words: bool = False
+    ) -> None:
         self.show = show
         self.thread = thread
+        #: spm's "sentences" are rows of the corpus's words with their counts (else lines)
+        self.words = words
+        self.unit = ("row of words", "rows of words") if words else ("line", "lines")
         self.iterations = 0  # EM iterations so far (Unigram)
         self._quiet = False  # the last record was INFO or WARNING: its next lines too
         #: Set by the training thread as it calls spm, and :attr:`started` once spm has set its
@@ -107,7 +112,11 @@ class SpmLog:
         return self._quiet and bool(_CONTINUED.match(text))
 
     def _read(self, message: str) -> None:
-        if (em := _EM.match(message)) is not None:
+        if (loaded := _LOADED.match(message)) is not None:
+            self.show(f"{counted(int(loaded[1]), *self.unit)} read")
+        elif _SPLITTING.match(message) is not None:
+            self.show("summing equal words" if self.words else "splitting the lines into words")
+        elif (em := _EM.match(message)) is not None:
             self.iterations += 1
             self.show(f"EM iteration {self.iterations}, {counted(int(em[1]), 'piece')}")
         elif (merged := _MERGED.match(message)) is not None:

@@ -195,6 +195,13 @@ def test_spm_log_read_for_the_display_and_its_errors_passed_on() -> None:
         "saving",
         "20 pieces",
     ]
+    rows: list[str] = []
+    words = SpmLog(rows.append, thread=29919, words=True)
+    for line in RECORDED.splitlines():
+        if "Loaded all 1142" in line or "Tokenizing" in line:
+            words.line(line)
+    # spm reads the corpus's words with their counts, not its lines
+    assert rows == ["1,142 rows of words read", "summing equal words"]
     bpe: list[str] = []
     merges = SpmLog(bpe.append)  # any thread
     for line in RECORDED.splitlines()[-5:-2]:
