@@ -98,8 +98,12 @@ def fit(
 
     def complete(level: int) -> Built:  # the model's full rules, with spm's log level
         target = codec
-        if forecast is not None and (kept := forecast(rule_paths[0])) is not None:
-            target = kept
+        if forecast is not None:
+            # spm's normalizer logs as it is built: at the training's level, which spm's thread
+            # may not have set yet (compile_rules passes it to its own training)
+            spm.SetMinLogLevel(level)
+            if (kept := forecast(rule_paths[0])) is not None:
+                target = kept
         maps = _run(lambda: compile_rules(*rule_files(target, normalizer, user_rules), work, level))
         return Built(target, maps)
 
