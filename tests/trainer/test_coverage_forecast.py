@@ -107,3 +107,19 @@ def test_the_coverage_loop_is_spms() -> None:
     # The share is a float: 0.299999999 is below 0.3, but as a float it is 0.3's float
     close: Any = {"a": 299_999_999, "b": 250_000_000, "c": 250_000_000, "d": 200_000_001}
     assert spm_alphabet(close, as_float(0.3)) == {"a"}
+
+
+def test_the_forecast_says_nothing_at_the_trainings_log_level(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """spm's normalizer logs as it is built: the forecast builds it at the training's level
+    (quiet by default), whatever level spm was left at before."""
+    import sentencepiece
+
+    (tmp_path / "c.txt").write_text("\n".join(LINES) + "\n", encoding="utf-8")
+    sentencepiece.SetMinLogLevel(0)
+    try:
+        train_model(input=str(tmp_path / "c.txt"), model_prefix=str(tmp_path / "m"), **OPTIONS)
+    finally:
+        sentencepiece.SetMinLogLevel(2)
+    assert "builder.cc" not in capfd.readouterr().err
