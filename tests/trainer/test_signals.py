@@ -157,6 +157,33 @@ def _alive(pid: int) -> bool:
         return False
 
 
+def _children_started(process: subprocess.Popen[bytes], what: str) -> list[int]:
+    """The child processes of ``process``, once it has any (``what`` they are, for the error)."""
+    found: list[int] = []
+
+    def started() -> bool:
+        found[:] = _children(process.pid)
+        return bool(found)
+
+    _wait_for(what, started, process)
+    return found
+
+
+def _ended(pids: list[int], what: str) -> None:
+    """The processes ``pids`` end within 30 s of their run (``what``: who outlived it)."""
+    deadline = time.monotonic() + 30
+    while any(map(_alive, pids)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(map(_alive, pids)), f"{what} outlived its run"
+
+
+def _killed(pids: list[int]) -> None:
+    """Any of ``pids`` still alive killed (a failed test leaves no process)."""
+    for pid in pids:
+        if _alive(pid):
+            os.kill(pid, signal.SIGKILL)
+
+
 @corpora
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads child processes from /proc")
 def test_sigkill_leaves_only_temporary_files_and_no_process(tmp: Path, out: Path) -> None:
@@ -170,23 +197,13 @@ def test_sigkill_leaves_only_temporary_files_and_no_process(tmp: Path, out: Path
         tmp,
     )
     workers: list[int] = []
-
-    def counting() -> bool:
-        workers[:] = _children(process.pid)
-        return bool(workers)
-
     try:
-        _wait_for("worker processes", counting, process)
+        workers += _children_started(process, "worker processes")
         stderr = _stopped(process, signal.SIGKILL)  # returns once the workers let stderr go
         assert process.returncode == -signal.SIGKILL, stderr
-        deadline = time.monotonic() + 30
-        while any(map(_alive, workers)) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert not any(map(_alive, workers)), "a worker outlived its run"
+        _ended(workers, "a worker")
     finally:
-        for pid in workers:
-            if _alive(pid):
-                os.kill(pid, signal.SIGKILL)
+        _killed(workers)
     left = _left(tmp)
     assert all(name.startswith("brahmic_pua_") for name in left), left
     # The next run, in the same TMPDIR and to the same prefix, is not affected.
@@ -223,24 +240,14 @@ def test_a_signal_during_the_count_apart_leaves_nothing(
     options = ["--model_prefix", str(out / "m"), "--model_type", "bpe", "--vocab_size", "3000"]
     process = _run([*MODULE, "train", "--input", str(big), *options], tmp)
     children: list[int] = []
-
-    def counting() -> bool:
-        children[:] = _children(process.pid)
-        return bool(children)
-
     try:
-        _wait_for("the counting process", counting, process)
+        children += _children_started(process, "the counting process")
         stderr = _stopped(process, sent)
         assert process.returncode == status, stderr
         _said(stderr, sent)
-        deadline = time.monotonic() + 30
-        while any(map(_alive, children)) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert not any(map(_alive, children)), "the counting process outlived its run"
+        _ended(children, "the counting process")
     finally:
-        for pid in children:
-            if _alive(pid):
-                os.kill(pid, signal.SIGKILL)
+        _killed(children)
     assert _left(tmp) == [] and _left(out) == []
 
 
