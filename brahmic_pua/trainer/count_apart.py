@@ -84,14 +84,22 @@ def _count(policy: str, keep_words: bool) -> tuple[CorpusCounts, CorpusStats, bo
     # one without it warns on stderr
     os.environ.setdefault(ARROW_POOL, "system")
     corpus = _CORPUS[0]
+    counts = count_here(corpus, policy, keep_words)
+    assert corpus.word_file is not None
+    return counts, corpus.stats, corpus.word_file.usable
+
+
+def count_here(corpus: Corpus, policy: str, keep_words: bool) -> CorpusCounts:
+    """The corpus scanned and counted in this process, its words written to its word file
+    (where it has one) and the file finished against the count's lines and spaces; small text
+    files get the pure count (:func:`arrow_wanted`)."""
     words = corpus.word_file
-    assert words is not None
-    counts = count_batches(
-        corpus.scan(), policy, keep_words, arrow_wanted(corpus.input_bytes()), words
-    )
-    stats = corpus.stats
-    words.finish(stats.lines, stats.empty_lines, counts.characters[" "])
-    return counts, corpus.stats, words.usable
+    arrow = arrow_wanted(corpus.input_bytes())
+    counts = count_batches(corpus.scan(), policy, keep_words, arrow, words)
+    if words is not None:
+        stats = corpus.stats
+        words.finish(stats.lines, stats.empty_lines, counts.characters[" "])
+    return counts
 
 
-__all__ = ["count_apart", "worth_apart"]
+__all__ = ["count_apart", "count_here", "worth_apart"]

@@ -5,9 +5,9 @@ same model file (guarantee 4); only the time and the machines differ."""
 from __future__ import annotations
 
 from brahmic_pua.segment.arrow_count import arrow_wanted
-from brahmic_pua.segment.counting import CorpusCounts, count_batches
+from brahmic_pua.segment.counting import CorpusCounts
 from brahmic_pua.trainer.corpus import Corpus
-from brahmic_pua.trainer.count_apart import count_apart, worth_apart
+from brahmic_pua.trainer.count_apart import count_apart, count_here, worth_apart
 from brahmic_pua.trainer.range_count import count_in_processes, local_workers
 from brahmic_pua.trainer.ray_count import count_on_ray
 
@@ -45,12 +45,12 @@ def count_clusters(
             "input is read here: use engine=local, or write the column to a text file"
         )
     if corpus.sampled:
-        return _count_here(corpus, policy, keep_words)
+        return _count_in_one_process(corpus, policy, keep_words)
     if engine == "local":
         # Parquet is read in this process: its rows are not byte ranges of the file.
         workers = 1 if corpus.parquet else local_workers(corpus.inputs, num_threads)
         if workers == 1:
-            return _count_here(corpus, policy, keep_words)
+            return _count_in_one_process(corpus, policy, keep_words)
         arrow = arrow_wanted(corpus.input_bytes())
         counts, corpus.stats = count_in_processes(
             corpus.inputs,
@@ -74,17 +74,11 @@ def count_clusters(
     return counts
 
 
-def _count_here(corpus: Corpus, policy: str, keep_words: bool) -> CorpusCounts:
+def _count_in_one_process(corpus: Corpus, policy: str, keep_words: bool) -> CorpusCounts:
     """The corpus scanned and counted by one process, its words handed to the corpus's word
     file (spm's input, where the trainer asked for one): a big one in a process of its own
-    (:mod:`~brahmic_pua.trainer.count_apart`: its memory is gone before spm trains), else here.
-    Small text files get the pure count (:func:`arrow_wanted`)."""
+    (:mod:`~brahmic_pua.trainer.count_apart`: its memory is gone before spm trains), else
+    here."""
     if worth_apart(corpus):
         return count_apart(corpus, policy, keep_words)
-    words = corpus.word_file
-    arrow = arrow_wanted(corpus.input_bytes())
-    counts = count_batches(corpus.scan(), policy, keep_words, arrow, words)
-    if words is not None:
-        stats = corpus.stats
-        words.finish(stats.lines, stats.empty_lines, counts.characters[" "])
-    return counts
+    return count_here(corpus, policy, keep_words)

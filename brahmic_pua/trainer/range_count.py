@@ -69,13 +69,8 @@ def count_spans(
                     yield texts
 
         use = arrow_wanted() if arrow is None else arrow
-        words = WordFile(words_file) if words_file else None
-        try:
-            counts = count_batches(batches(), policy, arrow=use, words_out=words)
-        except BaseException:
-            if words is not None:
-                words.close()
-            raise
+        words = WordFile(words_file) if words_file else None  # (the parent removes it on error)
+        counts = count_batches(batches(), policy, arrow=use, words_out=words)
         if words is not None:
             words.finish(stats.lines, stats.empty_lines, counts.characters[" "])
             if not words.usable:

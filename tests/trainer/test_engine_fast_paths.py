@@ -33,7 +33,7 @@ from brahmic_pua.normalize.spellings import (
 )
 from brahmic_pua.segment import counting
 from brahmic_pua.segment.counting import count_batches, count_corpus
-from brahmic_pua.trainer import engine, train_model
+from brahmic_pua.trainer import count_apart, train_model
 from brahmic_pua.trainer import fit as fit_module
 from brahmic_pua.trainer.corpus import Corpus
 
@@ -159,7 +159,7 @@ def test_model_is_byte_identical_to_the_plain_path(
             monkeypatch.setattr(fit_module, "training_rule_files", rules.rule_files)
             monkeypatch.setattr(Corpus, "spm_input", lambda *_: None)
             monkeypatch.setattr(
-                engine,
+                count_apart,  # (the count of one process)
                 "count_batches",
                 lambda batches, policy, *_: reference.count_corpus([*chain(*batches)], policy),
             )
