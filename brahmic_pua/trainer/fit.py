@@ -70,7 +70,8 @@ def fit(
 ) -> tuple[Any, int, Built | None]:
     """spm's model, trained on the corpus's lines, the number of lines spm skipped as longer
     than ``max_sentence_length``, and the complete rules (None without NFC: the codec's rules,
-    spm's own, are all). The model holds them where they were built for ``codec``. ``phases``:
+    spm's own, are all), for the caller to put in the model once it knows which codes spm
+    kept. ``phases``:
     the phases' display; ``read_log``: spm's log may be read for it (the caller did not ask for
     it); ``user_rules``: a user's normalizer rules, in both the training rules and the complete
     ones (spm trains on the text they rewrite, as stock does); ``forecast``: given the training
@@ -126,8 +127,6 @@ def fit(
     model = parse_model(Path(work, "model.model").read_bytes())
     if words is not None:
         restored(model, options)
-    if built is not None and built.codec is codec:
-        model.normalizer_spec.precompiled_charsmap = built.maps[0]
     return model, too_long, built
 
 

@@ -495,8 +495,8 @@ def _drop_codes_without_piece(
     usable = {ch for p in model.pieces if p.type in (NORMAL, USER_DEFINED) for ch in p.piece}
     kept = [cluster for code, cluster in codec.code_pairs() if code in usable]
     if built is not None and [cluster for _, cluster in built.codec.code_pairs()] == kept:
-        if built.codec is not codec:  # (else fit put them in already)
-            model.normalizer_spec.precompiled_charsmap = built.maps[0]
+        model.normalizer_spec.precompiled_charsmap = built.maps[0]
+        if built.codec is not codec:  # spm's denormalizer holds every planned code
             model.denormalizer_spec.precompiled_charsmap = built.maps[1]
         return built.codec
     if len(kept) == len(codec):
