@@ -8,7 +8,7 @@ are too many of them to enumerate; they get codes when the corpus has them.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from functools import cache
 from itertools import pairwise
 
@@ -53,3 +53,17 @@ def _shape(cluster: str) -> tuple[CharClass, ...]:
 def _valid_shape(shape: tuple[CharClass, ...]) -> bool:
     """is_valid_token depends only on the classes, and shapes repeat thousands of times."""
     return shape[0] in STARTERS and all(can_follow(a, b) for a, b in pairwise(shape))
+
+
+def closed_under_prefixes(clusters: Iterable[str]) -> list[str]:
+    """The clusters whose every prefix of two or more characters is among the kept ones, in
+    their order: a model whose table is closed so can be spelled in text
+    (brahmic_pua.model.text_spelling), since BPE then rebuilds each cluster through pieces of
+    its prefixes. A cluster whose prefix has no code (``शृं`` where ``शृ`` never stands alone)
+    is left to the prefix's code and the bytes of its other characters."""
+    given = list(clusters)
+    kept: set[str] = set()
+    for cluster in sorted(set(given), key=len):
+        if all(cluster[:k] in kept for k in range(2, len(cluster))):
+            kept.add(cluster)
+    return [cluster for cluster in given if cluster in kept]

@@ -8,6 +8,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from brahmic_pua.codec import PUACodec
+from brahmic_pua.codec.closed_set import closed_under_prefixes
 from brahmic_pua.io.wording import counted
 from brahmic_pua.model.display import starts_with_mark
 from brahmic_pua.orthography.classify import script_of_char
@@ -124,3 +125,13 @@ def coded_clusters(codec: PUACodec, symbols: Counter[str], kept: int) -> list[st
         for code, cluster in codec.code_pairs()
         if code in keeps and not starts_with_mark(cluster)
     ]
+
+
+def spellable(clusters: list[str], policy: str, model_type: str) -> list[str]:
+    """The clusters that keep a code: for a fixtoken BPE model, only those whose prefixes keep
+    one too (:func:`~brahmic_pua.codec.closed_set.closed_under_prefixes`), so that the model can
+    be spelled in text, exactly (``brahmic-pua export --to spm``, brahmic_pua.model.text_spelling);
+    a Unigram model or another policy cannot be, and keeps them all."""
+    if policy == "fixtoken" and model_type == "bpe":
+        return closed_under_prefixes(clusters)
+    return clusters

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from brahmic_pua.codec import PUACodec
-from brahmic_pua.codec.layout import RESERVED
+from brahmic_pua.codec.layout import RESERVED, is_private_use
 from brahmic_pua.io.atomic import check_writable, write_atomic_many
 from brahmic_pua.io.progress import Phases
 from brahmic_pua.io.wording import counted
@@ -47,6 +47,7 @@ from brahmic_pua.trainer.alphabet import (
     AlphabetPlan,
     check_coverage,
     coded_clusters,
+    spellable,
     kept_at,
     plan,
     symbol_counts,
@@ -306,7 +307,8 @@ def _plan(given: _Inputs, warnings: list[str]) -> _Plan:
     alphabet = _alphabet(opts, symbols, options.byte_fallback_given, warnings)
     vocab_size = _bounded_vocab_size(opts, len(symbols), sum(characters.values()))
     required = required_clusters(str(opts.get("required_chars", "")), codec, normalizer)
-    codec = codec.restricted([*coded_clusters(codec, symbols, alphabet.kept), *required])
+    coded = [*coded_clusters(codec, symbols, alphabet.kept), *required]
+    codec = codec.restricted(spellable(coded, codec.policy, _model_type(opts)))
     # spm measures lines in bytes; a cluster's code may take 4 bytes where its text took 3.
     needed = stats.longest_line_bytes * 4 // 3 + 16
     if "max_sentence_length" not in opts:
@@ -343,7 +345,8 @@ def _fit(given: _Inputs, plan: _Plan, work: str, phases: Phases) -> tuple[Any, i
         kept = forecast_alphabet(given.pieces, words, rules_file, spm_options, bool(user_rules))
         if kept is None:
             return None
-        return plan.codec.restricted([c for code, c in plan.codec.code_pairs() if code in kept])
+        coded = [c for code, c in plan.codec.code_pairs() if code in kept]
+        return plan.codec.restricted(spellable(coded, plan.codec.policy, _model_type(plan.spm)))
 
     try:
         return fit(
@@ -422,11 +425,11 @@ def _finish(
     quantized (Unigram) and spm's vocab_size put back as given."""
     options, normalizer, corpus = given.options, given.normalizer, given.corpus
     user_rules = options.normalizer_choice.rules
+    model_type = _model_type(plan.spm)
     codec = _drop_codes_without_piece(
-        model, plan.codec, built, normalizer, work, phases, user_rules
+        model, plan.codec, built, normalizer, work, phases, user_rules, model_type
     )
     disabled = _disable_pieces(model, codec, plan.prefix)
-    model_type = _model_type(plan.spm)
     starts = 0
     if options.complete_word_starts:
         if model_type == "unigram":  # (the others are left alone)
@@ -483,6 +486,7 @@ def _drop_codes_without_piece(
     work: str,
     phases: Phases,
     user_rules: tuple[tuple[str, str], ...],
+    model_type: str,
 ) -> PUACodec:
     """The codec without clusters that no piece holds (character_coverage can drop a code we
     planned to keep), with the model's rules for it: those ``built`` while spm trained where
@@ -494,6 +498,7 @@ def _drop_codes_without_piece(
     piece of its own, so the two readings agree."""
     usable = {ch for p in model.pieces if p.type in (NORMAL, USER_DEFINED) for ch in p.piece}
     kept = [cluster for code, cluster in codec.code_pairs() if code in usable]
+    kept = spellable(kept, codec.policy, model_type)
     if built is not None and [cluster for _, cluster in built.codec.code_pairs()] == kept:
         model.normalizer_spec.precompiled_charsmap = built.maps[0]
         if built.codec is not codec:  # spm's denormalizer holds every planned code
@@ -517,11 +522,17 @@ _RESERVED = re.compile(f"[{''.join(sorted(RESERVED))}]")
 
 
 def _disable_pieces(model: Any, codec: PUACodec, prefix: str) -> int:
-    """Disable orphan and escape pieces; drop temporary paths so output is reproducible."""
+    """Disable orphan and escape pieces, and pieces holding a code the codec dropped after
+    spm kept it (a prefix it did not keep: :func:`spellable`), which no text reaches; drop
+    temporary paths so output is reproducible."""
 
     escaped = _RESERVED.search  # an escape code in a piece: no segmentation may use it
     marks, _ = mark_start_ids(model, lambda piece: "" if escaped(piece) else codec.decode(piece))
-    escapes = [i for i, p in enumerate(model.pieces) if p.type == NORMAL and escaped(p.piece)]
+    escapes = [
+        i
+        for i, p in enumerate(model.pieces)
+        if p.type == NORMAL and (escaped(p.piece) or _dropped_code(p.piece, codec))
+    ]
     ids = sorted({*marks, *escapes})
     set_unused(model, ids)
     disabled = len(ids)
@@ -532,6 +543,10 @@ def _disable_pieces(model: Any, codec: PUACodec, prefix: str) -> int:
     model.normalizer_spec.name = "brahmic_pua"
     model.denormalizer_spec.name = "brahmic_pua"
     return disabled
+
+
+def _dropped_code(piece: str, codec: PUACodec) -> bool:
+    return any(is_private_use(ch) and codec.cluster_of(ch) is None for ch in piece)
 
 
 def _bounded_vocab_size(opts: dict[str, Any], symbols: int, characters: int) -> int:
