@@ -1,4 +1,5 @@
-"""``brahmic-pua export``: a model in another program's format (llama.cpp's GGUF); and
+"""``brahmic-pua export``: a model in another program's format (text-spelled spm, llama.cpp's
+GGUF); and
 ``brahmic-pua llama-text``, the text on either side of llama.cpp's tokenizer."""
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import click
 
 from brahmic_pua.integrations.gguf import llama_text, write_gguf
 from brahmic_pua.io.atomic import check_writable, write_atomic
+from brahmic_pua.model.text_spelling import NotSpellable, spell_in_text
 
 from .common import (
     INPUT,
@@ -23,7 +25,7 @@ from .common import (
     transform_lines,
 )
 
-FORMATS = ("gguf", "tokenizer.json")
+FORMATS = ("spm", "gguf", "tokenizer.json")
 #: Why no tokenizer.json is written (docs/runtimes.md#hugging-face-tokenizers): one that gave
 #: other ids would break a model in silence, so the command says so instead.
 NO_TOKENIZER_JSON = (
@@ -41,21 +43,32 @@ NO_TOKENIZER_JSON = (
     "target",
     required=True,
     type=click.Choice(FORMATS),
-    help="gguf: a vocabulary-only GGUF for llama.cpp (needs pip install gguf); "
-    "tokenizer.json: refused, with the reason (docs/runtimes.md).",
+    help="spm: the BPE model spelled in text (the same ids in stock sentencepiece, no Private "
+    "Use pieces); gguf: a vocabulary-only GGUF for llama.cpp, which takes raw text for a BPE "
+    "model (needs pip install gguf); tokenizer.json: refused, with the reason "
+    "(docs/runtimes.md).",
 )
 @click.option("--output", required=True, type=click.Path(dir_okay=False), help="File to write.")
 def export_command(model_path: str, target: str, output: str) -> None:
     """Write the model's tokenizer for another runtime (docs/runtimes.md says what each gives).
 
-    llama.cpp applies no normalizer to a BPE model: give its tokenizer
-    brahmic_pua.integrations.gguf.llama_input(model, text) and turn what its detokenizer
-    writes back into text with llama_output; our ids and our text, on every line tried."""
+    A BPE model's GGUF holds its pieces spelled in text: llama.cpp given raw text (NFC, or
+    what llama-text --to llama writes for models whose normalization does more) gives our
+    ids. A Unigram model's GGUF needs llama-text (or brahmic_pua.integrations.gguf's
+    llama_input and llama_output) on either side of llama.cpp."""
     if target == "tokenizer.json":
         raise click.ClickException(NO_TOKENIZER_JSON)
     with one_line_errors():
         check_writable(output)
         data = load_model(model_path).serialized_model_proto()
+        if target == "spm":
+            try:
+                spelled = spell_in_text(data, model_path)
+            except NotSpellable as error:
+                raise click.ClickException(str(error)) from None
+            write_atomic(output, spelled.data)
+            click.echo(f"wrote {output} (spm) from {model_path}: {spelled.summary()}", err=True)
+            return
         with tempfile.TemporaryDirectory(prefix="brahmic_pua_export_") as work:
             made = Path(work) / "model.gguf"
             try:

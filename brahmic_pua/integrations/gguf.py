@@ -68,6 +68,7 @@ from brahmic_pua.model.model_proto import (
     model_type,
 )
 from brahmic_pua.model.processor_types import StockProcessor
+from brahmic_pua.model.text_spelling import spell_in_text
 
 #: The architecture the GGUF names. A vocabulary-only load stops before any hyperparameter
 #: (llama.cpp's ``load_hparams`` returns once it has the name), so none is written.
@@ -152,9 +153,33 @@ def gguf_fields(model_data: bytes, *, raw_text: bool = False) -> dict[str, Value
     return fields
 
 
-def write_gguf(model_data: bytes, path: str | Path, *, raw_text: bool = False) -> None:
+def llama_model(model_data: bytes) -> tuple[bytes, bool]:
+    """``(model, raw_text)``: the model whose pieces the GGUF holds, and whether llama.cpp takes
+    raw text with it. A brahmic_pua BPE model is spelled in text
+    (:func:`~brahmic_pua.model.text_spelling.spell_in_text`), which llama.cpp's "llama"
+    tokenizer segments as spm does, on raw (N-normal) text: no pre-step. Any other model is
+    written as it is, behind :func:`llama_input` (a Unigram model: llama.cpp's UGM tokenizer
+    has no byte fallback and its charsmap is not our N; a plain model: as before).
+    A BPE model that puts its ▁ at the end of words (``treat_whitespace_as_suffix``), which
+    llama.cpp cannot do, keeps the pre-step too."""
+    message, manifest = read(model_data, "model_proto")
+    if (
+        manifest is None
+        or model_type(model_data) != "bpe"
+        or message.trainer_spec.treat_whitespace_as_suffix
+    ):
+        return model_data, False
+    return spell_in_text(model_data).data, True
+
+
+def write_gguf(model_data: bytes, path: str | Path, *, raw_text: bool | None = None) -> None:
     """Write :func:`gguf_fields` to ``path`` as a GGUF file with no tensors, which llama.cpp
-    loads with ``vocab_only`` (node-llama-cpp: ``loadModel({modelPath, vocabOnly: true})``)."""
+    loads with ``vocab_only`` (node-llama-cpp: ``loadModel({modelPath, vocabOnly: true})``).
+    ``raw_text`` None: the model :func:`llama_model` chooses (a brahmic_pua BPE model spelled
+    in text, for raw text); True or False: ``model_data``'s own pieces, for raw text or for
+    :func:`llama_input`'s text."""
+    if raw_text is None:
+        model_data, raw_text = llama_model(model_data)
     fields = gguf_fields(model_data, raw_text=raw_text)
     gguf = _gguf()
     kinds = gguf.GGUFValueType
@@ -196,12 +221,20 @@ class LlamaText:
     #: The leading spaces spm's decode drops: "one" (the ▁ the first piece starts with, under
     #: add_dummy_prefix), "all" (under remove_extra_whitespaces) or "" (none).
     leading: str
+    #: Whether the GGUF takes raw text (:func:`llama_model`): llama.cpp adds the dummy ▁ itself
+    #: (``add_space_prefix``) and its detokenizer drops it again.
+    raw: bool = False
 
     def input(self, text: str) -> str:
-        """What llama.cpp must tokenize (module docstring: the pre-step)."""
+        """What llama.cpp must tokenize (module docstring: the pre-step). For a GGUF that takes
+        raw text, the same string less the dummy ▁, which llama.cpp adds: N(text) with a
+        literal ▁, U+2585 or Private Use character escaped as the model escapes it."""
         if self.manifest is not None:
             text = self.manifest.stock_input(text)
-        return str(self.processor.normalize(text)).replace(_SPACE, " ")
+        normalized = str(self.processor.normalize(text))
+        if self.raw and self.leading and normalized.startswith(_SPACE):
+            normalized = normalized[1:]
+        return normalized.replace(_SPACE, " ")
 
     def output(self, text: str, *, raw_text: bool = False) -> str:
         """Our decoded text from llama.cpp's detokenized ``text`` (module docstring: the
@@ -209,7 +242,7 @@ class LlamaText:
         ``add_space_prefix`` makes llama.cpp's detokenizer drop the leading space itself."""
         if self.leading == "all":  # exact but for a leading piece holding two ▁ or more
             text = text.lstrip(" ")
-        elif self.leading == "one" and not raw_text and text.startswith(" "):
+        elif self.leading == "one" and not (raw_text or self.raw) and text.startswith(" "):
             text = text[1:]
         if self.denormalizer is None:
             return text
@@ -241,7 +274,9 @@ def llama_output(
 
 @lru_cache(maxsize=4)
 def _built(data: bytes) -> LlamaText:
-    model, manifest = read(data, "model_proto")
+    manifest = read(data, "model_proto")[1]
+    data, raw = llama_model(data)
+    model = _message(data)
     denormalizer = None
     if model.denormalizer_spec.precompiled_charsmap:
         # Only the rules: spm's decode joins the pieces (▁ as spaces) before they run.
@@ -254,7 +289,7 @@ def _built(data: bytes) -> LlamaText:
     spec = model.normalizer_spec
     leading = "all" if spec.remove_extra_whitespaces else "one" if spec.add_dummy_prefix else ""
     processor: StockProcessor = stock.SentencePieceProcessor(model_proto=data)
-    return LlamaText(processor, manifest, denormalizer, leading)
+    return LlamaText(processor, manifest, denormalizer, leading, raw)
 
 
 def _message(data: bytes) -> Any:

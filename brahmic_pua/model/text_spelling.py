@@ -41,7 +41,7 @@ from typing import Any, Final
 import sentencepiece as stock
 
 from brahmic_pua.codec import PUACodec
-from brahmic_pua.codec.layout import ESCAPE
+from brahmic_pua.codec.layout import ESCAPE, PUA_RANGES
 from brahmic_pua.io.wording import counted
 from brahmic_pua.model.compile import compile_rules
 from brahmic_pua.model.display import DISABLED_PREFIX, KEPT_SPACE_PREFIX
@@ -54,6 +54,7 @@ from brahmic_pua.orthography.classify import classify
 #: The normalizer's name in a text-spelled model (spm keeps it as information only).
 NAME: Final[str] = "brahmic_pua_text"
 _ESCAPED = re.compile(f"{ESCAPE}(.?)", re.DOTALL)
+_PRIVATE = re.compile("[" + "".join(f"{chr(a)}-{chr(b)}" for a, b in PUA_RANGES) + "]")
 
 
 class NotSpellable(ValueError):
@@ -127,6 +128,8 @@ def spell_in_text(data: bytes, source: str = "the model") -> TextSpelled:
             text = spell(piece.piece)
             if piece.type == USER_DEFINED and text != piece.piece:
                 user_defined.append(text)
+            if piece.type == UNUSED:  # never written: an escape code in it shown by name
+                text = _PRIVATE.sub(lambda m: f"<U+{ord(m[0]):04X}>", text)
             piece.piece = text
     _distinct(message, source)
     chains = [(c, own[code]) for code, c in codec.code_pairs() if c in spelled and code in own]
