@@ -4,16 +4,24 @@ A brahmic_pua model's pieces are Private Use code points, and its normalizer (th
 that turn clusters into those codes) is what makes ids of text. llama.cpp's tokenizers read the
 pieces from a GGUF file but not the rules: its SentencePiece-BPE tokenizer ("llama") applies no
 normalizer at all, and its Unigram one ("t5") applies ``precompiled_charsmap`` but has no byte
-fallback. So the route that gives our ids is a pre-step in Python, :func:`llama_input`, which
+fallback. So a BPE model's GGUF holds the model spelled in text
+(:mod:`brahmic_pua.model.text_spelling`, :func:`llama_model`), which llama.cpp segments as spm
+does given the raw text, once it is in N's form (NFC under the default normalization); and a
+Unigram model's GGUF holds its codes, behind a pre-step in Python, :func:`llama_input`, which
 hands llama.cpp the text spm itself segments, and a post-step, :func:`llama_output`, which turns
-what llama.cpp's detokenizer writes (codes) back into clusters, as our ``decode`` does.
+what llama.cpp's detokenizer writes (codes) back into clusters, as our ``decode`` does. For a
+BPE model the same two functions are what makes any text exact: N(text) with a literal ▁,
+U+2585 or Private Use character escaped as the model escapes it (spm's normalization of the
+spelled model, less the dummy ▁ llama.cpp adds itself), and the escapes turned back. One edge
+stays: a text that N empties (a ZWJ alone under nepali-lm), for which spm writes its ▁ and
+llama.cpp, given nothing, writes nothing.
 
-**The pre-step.** ``llama_input(model, text)`` is stock's ``normalize(N(text))`` (N: the
-manifest's normalization, :meth:`Manifest.stock_input`, as our ``encode`` applies it) with every
-``▁`` written as a space. The dummy prefix stays in it, as a leading space, and the GGUF says
-``add_space_prefix = false``: llama.cpp escapes each space to ``▁`` and segments exactly the
-string spm segments, with no whitespace logic of its own. Dropping the dummy and letting
-llama.cpp add it back would serve most texts too, but not all: llama.cpp's SPM path adds no
+**The pre-step** (a Unigram model's GGUF). ``llama_input(model, text)`` is stock's
+``normalize(N(text))`` (N: the manifest's normalization, :meth:`Manifest.stock_input`, as our
+``encode`` applies it) with every ``▁`` written as a space. The dummy prefix stays in it, as a
+leading space, and the GGUF says ``add_space_prefix = false``: llama.cpp escapes each space to
+``▁`` and segments exactly the string spm segments, with no whitespace logic of its own.
+Dropping the dummy and letting llama.cpp add it back would serve most texts too, but not all: llama.cpp's SPM path adds no
 space to an empty text (N can empty a non-empty text, for which spm still writes ``▁``), and its
 Unigram path adds none to a text of spaces alone. ``remove_extra_whitespaces`` and
 ``treat_whitespace_as_suffix`` need nothing either: stock's normalize has applied them already.
@@ -35,14 +43,15 @@ pieces alike. And UGM has no byte fallback: a character that is no piece becomes
 id (a run of them one id) where spm writes its UTF-8 bytes.
 
 **The GGUF** (:func:`write_gguf`) holds the tokenizer alone: architecture "llama" (any known
-one would do; a vocabulary-only load reads no hyperparameter), the pieces as they are, their
-scores and types, the special ids. A BPE model gets llama.cpp's "llama" tokenizer, whose merges
-by score are spm's BPE; a Unigram model gets "t5" (UGM, a Viterbi search over the scores).
-``raw_text=True`` writes the file for llama.cpp given raw text instead, as converters of plain
-spm models do: ``add_space_prefix`` and ``remove_extra_whitespaces`` as the model has them and,
-for Unigram, the charsmap, which llama.cpp applies by longest match. That route has no N in
-Python, no byte fallback (Unigram) and no normalizer at all for BPE, and there llama.cpp's
-detokenizer drops the dummy itself (``llama_output(..., raw_text=True)``).
+one would do; a vocabulary-only load reads no hyperparameter), the pieces (a brahmic_pua BPE
+model's spelled in text, any other model's as they are), their scores and types, the special
+ids. A BPE model gets llama.cpp's "llama" tokenizer, whose merges by score are spm's BPE; a
+Unigram model gets "t5" (UGM, a Viterbi search over the scores). A file for raw text (a
+brahmic_pua BPE model's, or any model's with ``raw_text=True``, as converters of plain spm
+models write) says ``add_space_prefix`` and ``remove_extra_whitespaces`` as the model has them
+and, for Unigram, holds the charsmap, which llama.cpp applies by longest match; there
+llama.cpp's detokenizer drops the dummy itself (``llama_output(..., raw_text=True)`` for a
+file written with ``raw_text=True``; a BPE model's :class:`LlamaText` knows it).
 
 The ``gguf`` package (``pip install gguf``) is optional: only :func:`write_gguf` imports it.
 """

@@ -45,8 +45,8 @@ from brahmic_pua.codec.layout import ESCAPE, PUA_RANGES
 from brahmic_pua.io.wording import counted
 from brahmic_pua.model.compile import compile_rules
 from brahmic_pua.model.display import DISABLED_PREFIX, KEPT_SPACE_PREFIX
-from brahmic_pua.model.manifest import MANIFEST, read
-from brahmic_pua.model.model_proto import NORMAL, UNUSED, USER_DEFINED, model_type
+from brahmic_pua.model.manifest import read
+from brahmic_pua.model.model_proto import MANIFEST, NORMAL, UNUSED, USER_DEFINED, model_type
 from brahmic_pua.model.rules import rule_lines
 from brahmic_pua.orthography.charclass import STARTERS
 from brahmic_pua.orthography.classify import classify
@@ -156,9 +156,12 @@ def _spelled_clusters(codec: PUACodec, own: dict[str, int]) -> set[str]:
     prefix of two or more characters a spelled cluster too."""
     spelled: set[str] = set()
     for code, cluster in sorted(codec.code_pairs(), key=lambda pair: len(pair[1])):
-        if classify(cluster[0]) not in STARTERS:
-            spelled.add(cluster)
-        elif code in own and all(cluster[:k] in spelled for k in range(2, len(cluster))):
+        # a cluster that starts with a dependent (a lone mark or joiner) has no chain to
+        # build: it is spelled, and its piece, disabled or joiner-led, is scored apart
+        starts = classify(cluster[0]) in STARTERS
+        if not starts or (
+            code in own and all(cluster[:k] in spelled for k in range(2, len(cluster)))
+        ):
             spelled.add(cluster)
     return spelled
 

@@ -47,9 +47,9 @@ from brahmic_pua.trainer.alphabet import (
     AlphabetPlan,
     check_coverage,
     coded_clusters,
-    spellable,
     kept_at,
     plan,
+    spellable,
     symbol_counts,
 )
 from brahmic_pua.trainer.checks import (

@@ -1,5 +1,6 @@
-"""llama.cpp's side of a model (integrations/gguf.py): the GGUF holds the model's vocabulary as
-it is, and the pre- and post-steps give our ids and our text.
+"""llama.cpp's side of a model (integrations/gguf.py): the GGUF holds a BPE model's vocabulary
+spelled in text (raw text in, no pre-step needed) and a Unigram model's as it is, and the pre-
+and post-steps give our ids and our text.
 
 The oracles here are stock sentencepiece (the pieces it segments, as strings) and llama.cpp's
 documented detokenizer (a piece's ▁ written as a space, a byte piece as its byte);
@@ -21,13 +22,15 @@ from conftest import NEPALI, require_extra, sample_held_out
 import brahmic_pua
 from brahmic_pua.cli.main import main
 from brahmic_pua.integrations.gguf import llama_text
-from brahmic_pua.model.model_proto import parse_model
+from brahmic_pua.model.model_proto import UNUSED, parse_model
+from brahmic_pua.model.text_spelling import spell_in_text
 
 require_extra("gguf", "gguf", "the GGUF export")
 import gguf  # noqa: E402  (after the check: a skip, not an ImportError, without the extra)
 
 #: llama.h's llama_token_type, written out here (not imported from the code under test).
 LLAMA_TYPES = {1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 6}
+PRIVATE = re.compile("[\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd]")
 BYTE = re.compile(r"<0x([0-9A-F]{2})>")
 
 
@@ -36,9 +39,12 @@ def texts() -> list[str]:
 
 
 @pytest.mark.parametrize("kind", ["bpe", "unigram"])
-def test_export_writes_the_vocabulary_as_the_model_holds_it(
+def test_export_writes_the_vocabulary_llama_cpp_segments_with(
     runner: CliRunner, sample_models: dict[str, Path], tmp_path: Path, kind: str
 ) -> None:
+    """A BPE model's pieces as our processor shows them (its clusters as text: llama.cpp takes
+    raw text, adding the dummy ▁ itself); a Unigram model's as the model holds them (codes:
+    llama.cpp takes llama_input's text, dummy included)."""
     out = tmp_path / "m.gguf"
     result = runner.invoke(
         main, ["export", "--model", str(sample_models[kind]), "--to", "gguf", "--output", str(out)]
@@ -50,43 +56,77 @@ def test_export_writes_the_vocabulary_as_the_model_holds_it(
         field = fields[name]
         return [field.parts[i] for i in field.data]
 
+    def flag(name: str) -> bool:
+        return bool(fields[name].parts[-1][0])
+
     pieces = parse_model(sample_models[kind].read_bytes()).pieces
-    assert [bytes(t).decode() for t in array("tokenizer.ggml.tokens")] == [p.piece for p in pieces]
-    assert [float(s[0]) for s in array("tokenizer.ggml.scores")] == [p.score for p in pieces]
+    tokens = [bytes(t).decode() for t in array("tokenizer.ggml.tokens")]
     types = [int(t[0]) for t in array("tokenizer.ggml.token_type")]
     assert types == [LLAMA_TYPES[p.type] for p in pieces]
+    if kind == "bpe":
+        ours = brahmic_pua.SentencePieceProcessor(model_file=str(sample_models[kind]))
+        shown = [ours.id_to_piece(i) for i, p in enumerate(pieces) if p.type != UNUSED]
+        assert [t for t, p in zip(tokens, pieces, strict=True) if p.type != UNUSED] == shown
+        assert not any(PRIVATE.search(t) for t in tokens)
+        assert flag("tokenizer.ggml.add_space_prefix")
+    else:
+        assert tokens == [p.piece for p in pieces]
+        assert [float(s[0]) for s in array("tokenizer.ggml.scores")] == [p.score for p in pieces]
+        assert not flag("tokenizer.ggml.add_space_prefix")
     model = bytes(fields["tokenizer.ggml.model"].parts[-1]).decode()
     assert model == {"bpe": "llama", "unigram": "t5"}[kind]
 
 
-def test_the_pre_step_is_the_string_stock_segments(sample_models: dict[str, Path]) -> None:
-    """llama.cpp escapes each space to ▁ and segments the result: that must be the string whose
-    pieces stock writes (lines stock spells in byte pieces aside: their pieces are not text)."""
-    data = sample_models["bpe"].read_bytes()
+def served(data: bytes, kind: str) -> Any:
+    """Stock on the model the GGUF holds: spelled in text for BPE (the file's own pieces, read
+    back from it, are checked above)."""
+    return stock.SentencePieceProcessor(
+        model_proto=spell_in_text(data).data if kind == "bpe" else data
+    )
+
+
+@pytest.mark.parametrize("kind", ["bpe", "unigram"])
+def test_the_pre_step_is_the_string_stock_segments(
+    sample_models: dict[str, Path], kind: str
+) -> None:
+    """llama.cpp escapes each space to ▁ (for a BPE model's GGUF, after a space it adds before a
+    non-empty text) and segments the result: that must be the string whose pieces stock writes
+    (lines stock spells in byte pieces aside: their pieces are not text)."""
+    data = sample_models[kind].read_bytes()
     route = llama_text(data)
-    plain = stock.SentencePieceProcessor(model_proto=data)
+    plain = served(data, kind)
     checked = 0
     for text in texts():
         pieces = plain.encode(text, out_type=str)
         if any(BYTE.fullmatch(p) for p in pieces):
             continue
-        assert route.input(text).replace(" ", "\u2581") == "".join(pieces)
+        given = route.input(text)
+        if kind == "bpe" and given:
+            given = " " + given
+        assert given.replace(" ", "\u2581") == "".join(pieces)
         checked += 1
     assert checked > 100
 
 
-def test_the_post_step_gives_our_decode_of_our_ids(sample_models: dict[str, Path]) -> None:
-    data = sample_models["bpe"].read_bytes()
+@pytest.mark.parametrize("kind", ["bpe", "unigram"])
+def test_the_post_step_gives_our_decode_of_our_ids(
+    sample_models: dict[str, Path], kind: str
+) -> None:
+    """What llama.cpp's detokenizer writes: each piece with ▁ as a space, a byte piece as its
+    byte, and (add_space_prefix: a BPE model's GGUF) the first space dropped."""
+    data = sample_models[kind].read_bytes()
     route = llama_text(data)
     ours = brahmic_pua.SentencePieceProcessor(model_proto=data)
-    plain = stock.SentencePieceProcessor(model_proto=data)
+    plain = served(data, kind)
     for text in texts():
         ids = ours.encode(text)
-        written = b""  # what llama.cpp's detokenizer writes for these ids
+        written = b""
         for i in ids:
             piece = plain.id_to_piece(i)
             byte = BYTE.fullmatch(piece)
             written += bytes([int(byte[1], 16)]) if byte else piece.replace("\u2581", " ").encode()
+        if kind == "bpe" and written.startswith(b" "):
+            written = written[1:]
         shown = written.decode("utf-8", errors="replace")
         assert route.output(shown) == ours.decode(ids), text
 

@@ -155,7 +155,7 @@ def test_a_unigram_model_is_refused_in_one_line(sample_models: dict[str, Path]) 
 
 
 def test_a_plain_model_is_refused_in_one_line(plain_hindi_model: str) -> None:
-    with pytest.raises(NotSpellable, match="plain SentencePiece model .* text already"):
+    with pytest.raises(NotSpellable, match=r"plain SentencePiece model .* text already"):
         spell_in_text(Path(plain_hindi_model).read_bytes())
 
 
