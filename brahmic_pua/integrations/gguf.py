@@ -21,10 +21,11 @@ llama.cpp, given nothing, writes nothing.
 ``encode`` applies it) with every ``▁`` written as a space. The dummy prefix stays in it, as a
 leading space, and the GGUF says ``add_space_prefix = false``: llama.cpp escapes each space to
 ``▁`` and segments exactly the string spm segments, with no whitespace logic of its own.
-Dropping the dummy and letting llama.cpp add it back would serve most texts too, but not all: llama.cpp's SPM path adds no
-space to an empty text (N can empty a non-empty text, for which spm still writes ``▁``), and its
-Unigram path adds none to a text of spaces alone. ``remove_extra_whitespaces`` and
-``treat_whitespace_as_suffix`` need nothing either: stock's normalize has applied them already.
+Dropping the dummy and letting llama.cpp add it back would serve most texts too, but not all:
+llama.cpp's SPM path adds no space to an empty text (N can empty a non-empty text, for which spm
+still writes ``▁``), and its Unigram path adds none to a text of spaces alone.
+``remove_extra_whitespaces`` and ``treat_whitespace_as_suffix`` need nothing either: stock's
+normalize has applied them already.
 
 **The post-step.** ``llama_output(model, text)`` drops the leading space spm's decode drops
 (the ``▁`` the first piece starts with, under ``add_dummy_prefix``; every leading one under
