@@ -10,6 +10,8 @@
   ``SentencepieceTokenizer`` op embeds its own copy of sentencepiece) and onnx to build a graph.
 - ``node-llama-cpp-<v>/``: llama.cpp's prebuilt binaries through the npm package
   node-llama-cpp, pinned (newer releases may not install on this platform).
+- ``tokenizers-js-<v>/``: tokenizers.js (the npm package ``@huggingface/tokenizers``), which
+  runs a ``tokenizer.json`` in JavaScript as browsers and Node do.
 
 Everything comes from the package registries (pip, npm); a folder already there is kept.
 ``tools/runtime_worker.py`` is what runs inside the Python ones.
@@ -26,6 +28,12 @@ from pathlib import Path
 SENTENCEPIECE = ("0.1.99", "0.2.0", "0.2.1", "0.2.2")
 ORT_EXTENSIONS = "0.15.2"
 NODE_LLAMA_CPP = "3.21.1"
+TOKENIZERS_JS = "0.2.0"
+#: Folder name → the npm package (pinned) installed there.
+NODE_RUNTIMES = {
+    f"node-llama-cpp-{NODE_LLAMA_CPP}": f"node-llama-cpp@{NODE_LLAMA_CPP}",
+    f"tokenizers-js-{TOKENIZERS_JS}": f"@huggingface/tokenizers@{TOKENIZERS_JS}",
+}
 DEFAULT = Path(__file__).resolve().parents[1] / ".ci" / "runtimes"
 
 
@@ -50,10 +58,10 @@ def _install_python(target: Path, requirements: list[str]) -> None:
     partial.rename(target)  # only a finished environment gets the name the tests look for
 
 
-def _install_node(target: Path) -> None:
+def _install_node(target: Path, package: str) -> None:
     npm = shutil.which("npm")
     if npm is None:
-        raise OSError("npm is not installed (node-llama-cpp needs Node.js and npm)")
+        raise OSError(f"npm is not installed ({package} needs Node.js and npm)")
     partial = target.with_name(target.name + ".partial")
     shutil.rmtree(partial, ignore_errors=True)
     partial.mkdir(parents=True)
@@ -67,7 +75,7 @@ def _install_node(target: Path) -> None:
             "--prefix",
             str(partial),
             "-E",
-            f"node-llama-cpp@{NODE_LLAMA_CPP}",
+            package,
         ],
         check=True,
     )
@@ -83,10 +91,11 @@ def install(folder: Path) -> list[Path]:
         if not target.is_dir():
             _install_python(target, requirements)
         made.append(target)
-    node = folder / f"node-llama-cpp-{NODE_LLAMA_CPP}"
-    if not node.is_dir():
-        _install_node(node)
-    made.append(node)
+    for name, package in NODE_RUNTIMES.items():
+        node = folder / name
+        if not node.is_dir():
+            _install_node(node, package)
+        made.append(node)
     return made
 
 

@@ -11,6 +11,7 @@ from typing import BinaryIO
 import click
 
 from brahmic_pua.integrations.gguf import llama_text, write_gguf
+from brahmic_pua.integrations.hf_json import tokenizer_json
 from brahmic_pua.io.atomic import check_writable, write_atomic
 from brahmic_pua.model.text_spelling import NotSpellable, spell_in_text
 
@@ -26,14 +27,6 @@ from .common import (
 )
 
 FORMATS = ("spm", "gguf", "tokenizer.json")
-#: Why no tokenizer.json is written (docs/runtimes.md#hugging-face-tokenizers): one that gave
-#: other ids would break a model in silence, so the command says so instead.
-NO_TOKENIZER_JSON = (
-    "cannot write a tokenizer.json that gives this model's ids: HF tokenizers' normalizers "
-    "cannot map clusters to their codes by SentencePiece's longest match (see Hugging Face "
-    "tokenizers in docs/runtimes.md); use brahmic_pua.hf.BrahmicPuaTokenizer, whose "
-    "save_pretrained writes the .model beside it"
-)
 
 
 @click.command("export", cls=Command, context_settings=SETTINGS)
@@ -45,38 +38,46 @@ NO_TOKENIZER_JSON = (
     type=click.Choice(FORMATS),
     help="spm: the BPE model spelled in text (the same ids in stock sentencepiece, no Private "
     "Use pieces); gguf: a vocabulary-only GGUF for llama.cpp, which takes raw text for a BPE "
-    "model (needs pip install gguf); tokenizer.json: refused, with the reason "
-    "(docs/runtimes.md).",
+    "model (needs pip install gguf); tokenizer.json: a BPE model for Hugging Face tokenizers, "
+    "transformers' fast tokenizers and tokenizers.js (docs/runtimes.md).",
 )
 @click.option("--output", required=True, type=click.Path(dir_okay=False), help="File to write.")
 def export_command(model_path: str, target: str, output: str) -> None:
     """Write the model's tokenizer for another runtime (docs/runtimes.md says what each gives).
 
-    A BPE model's GGUF holds its pieces spelled in text: llama.cpp given raw text (NFC, or
-    what llama-text --to llama writes for models whose normalization does more) gives our
-    ids. A Unigram model's GGUF needs llama-text (or brahmic_pua.integrations.gguf's
-    llama_input and llama_output) on either side of llama.cpp."""
-    if target == "tokenizer.json":
-        raise click.ClickException(NO_TOKENIZER_JSON)
+    A BPE model is written spelled in text: stock sentencepiece (spm), llama.cpp (gguf) and
+    Hugging Face tokenizers (tokenizer.json) give our ids on raw text; llama.cpp needs it in
+    the model's normalization first (NFC, or what llama-text --to llama writes). A Unigram
+    model's GGUF needs llama-text (or brahmic_pua.integrations.gguf's llama_input and
+    llama_output) on either side of llama.cpp; spm and tokenizer.json refuse it."""
     with one_line_errors():
         check_writable(output)
         data = load_model(model_path).serialized_model_proto()
-        if target == "spm":
+        if target in ("spm", "tokenizer.json"):
             try:
-                spelled = spell_in_text(data, model_path)
+                made = _text_spelled(data, model_path, target)
             except NotSpellable as error:
                 raise click.ClickException(str(error)) from None
-            write_atomic(output, spelled.data)
-            click.echo(f"wrote {output} (spm) from {model_path}: {spelled.summary()}", err=True)
+            write_atomic(output, made[0])
+            click.echo(f"wrote {output} ({target}) from {model_path}: {made[1]}", err=True)
             return
         with tempfile.TemporaryDirectory(prefix="brahmic_pua_export_") as work:
-            made = Path(work) / "model.gguf"
+            gguf_file = Path(work) / "model.gguf"
             try:
-                write_gguf(data, made)
+                write_gguf(data, gguf_file)
             except ImportError as error:
                 raise click.ClickException(str(error)) from None
-            write_atomic(output, made.read_bytes())
+            write_atomic(output, gguf_file.read_bytes())
     click.echo(f"wrote {output} ({target}) from {model_path}", err=True)
+
+
+def _text_spelled(data: bytes, source: str, target: str) -> tuple[bytes, str]:
+    """(the file's bytes, what it holds in one line) for ``--to spm`` or ``--to tokenizer.json``."""
+    if target == "spm":
+        spelled = spell_in_text(data, source)
+        return spelled.data, spelled.summary()
+    made = tokenizer_json(data, source)
+    return made.text.encode("utf-8"), made.summary()
 
 
 @click.command("llama-text", cls=Command, context_settings=SETTINGS)

@@ -161,13 +161,3 @@ def test_llama_text_round_trips_through_the_command_line(
     assert back.exit_code == 0, back.output
     ours = brahmic_pua.SentencePieceProcessor(model_file=model)
     assert back.output.split("\n")[:-1] == [ours.decode(ours.encode(t)) for t in lines]
-
-
-def test_export_to_tokenizer_json_is_refused_in_one_line(
-    runner: CliRunner, sample_models: dict[str, Path], tmp_path: Path
-) -> None:
-    out = tmp_path / "tokenizer.json"
-    args = ["export", "--model", str(sample_models["bpe"]), "--to", "tokenizer.json"]
-    result = runner.invoke(main, [*args, "--output", str(out)])
-    assert result.exit_code == 1 and result.output.count("\n") == 1
-    assert "BrahmicPuaTokenizer" in result.output and not out.exists()
