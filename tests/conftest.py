@@ -384,6 +384,24 @@ def plain_hindi_model(tmp_path_factory: pytest.TempPathFactory) -> str:
     return f"{prefix}.model"
 
 
+#: A cluster whose prefix (शृ) never stands alone in :func:`mixed_bpe_model`'s training text.
+RARE = "शृं"
+
+
+@pytest.fixture(scope="session")
+def mixed_bpe_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A BPE model on Telugu, Hindi and Nepali text (held-out lines aside), with a cluster whose
+    prefix never stands alone (:data:`RARE`): what a text-spelled model must rebuild."""
+    from brahmic_pua.trainer import train_model
+
+    prefix = tmp_path_factory.mktemp("mixed_bpe") / "mixed"
+    lines = sample_training("te") + sample_training("hi") + NEPALI[:20] + [f"{RARE}खला"] * 30
+    train_model(
+        sentence_iterator=iter(lines), model_prefix=str(prefix), vocab_size=3000, model_type="bpe"
+    )
+    return Path(f"{prefix}.model")
+
+
 @pytest.fixture(scope="session")
 def grapheme_model(tmp_path_factory: pytest.TempPathFactory) -> str:
     """The grapheme policy, on Telugu where a vowel sign sits on a space: one cluster " ా"."""

@@ -80,7 +80,7 @@ class TokenizerJson:
     def summary(self) -> str:
         return (
             f"{self.pieces:,} pieces with the model's ids, {self.merges:,} merges, "
-            f"{len(self.stand_ins)} marks written as stand-ins (entries {self.pieces:,} "
+            f"{len(self.stand_ins)} characters written as stand-ins (entries {self.pieces:,} "
             f"to {self.pieces + len(self.stand_ins) - 1:,}, which no encoding writes)"
         )
 
@@ -119,7 +119,7 @@ def tokenizer_json(data: bytes, source: str = "the model") -> TokenizerJson:
     model = parse_model(spelled.data)
     codec = manifest.codec
     clusters = [cluster for _, cluster in codec.code_pairs() if classify(cluster[0]) in STARTERS]
-    stand_ins = _stand_ins(clusters)
+    stand_ins = _stand_ins(clusters, {p.piece for p in model.pieces if p.type == NORMAL})
     spelled_as = _spelling(codec.code_pairs(), stand_ins)
     vocab: dict[str, int] = {}
     mergeable: dict[str, float] = {}
@@ -163,22 +163,32 @@ def tokenizer_json(data: bytes, source: str = "the model") -> TokenizerJson:
     return TokenizerJson(text, len(model.pieces), stand_ins, len(merges))
 
 
-def _stand_ins(clusters: list[str]) -> dict[str, str]:
-    """Every character that extends a cluster (all but its first), in code point order, each
-    with its stand-in."""
+def _stand_ins(clusters: list[str], pieces: set[str]) -> dict[str, str]:
+    """Every character that extends a cluster (all but its first), and every first character of
+    a cluster that is no piece alone (a cluster such as ङ् whose ङ never stood alone: spm merges
+    the raw character, tokenizers needs an entry for it), in code point order, each with its
+    stand-in."""
     marks = sorted({ch for cluster in clusters for ch in cluster[1:]})
-    if len(marks) > len(STAND_INS):
-        raise NotSpellable(f"{len(marks):,} marks extend clusters: more than {len(STAND_INS):,}")
-    return dict(zip(marks, STAND_INS, strict=False))
+    starters = sorted({c[0] for c in clusters if len(c) > 1 and c[0] not in pieces})
+    if len(marks) + len(starters) > len(STAND_INS):
+        raise NotSpellable(
+            f"{len(marks) + len(starters):,} characters need a stand-in: more than "
+            f"{len(STAND_INS):,}"
+        )
+    return dict(zip(marks + starters, STAND_INS, strict=False))
 
 
 def _spelling(code_pairs: list[tuple[str, str]], stand_ins: dict[str, str]) -> Any:
-    """A piece of the model (codes) as the vocabulary spells it: each code's cluster, its
-    first character as it is and the rest as stand-ins; any other character as it is."""
-    table = {
-        ord(code): cluster[0] + cluster[1:].translate(_translation(stand_ins))
-        for code, cluster in code_pairs
-    }
+    """A piece of the model (codes) as the vocabulary spells it: each code's cluster with its
+    marks as stand-ins, and its first character too where that has one (and the cluster is
+    longer than it); any other character as it is."""
+    marks = _translation(stand_ins)
+    table = {}
+    for code, cluster in code_pairs:
+        first = cluster[0]
+        if len(cluster) > 1:
+            first = stand_ins.get(first, first)
+        table[ord(code)] = first + cluster[1:].translate(marks)
 
     def spelled(piece: str) -> str:
         return piece.translate(table)
@@ -240,22 +250,27 @@ def _normalizer(
 
 def _mark_steps(clusters: list[str], stand_ins: dict[str, str]) -> list[dict[str, Any]]:
     """One Replace per mark: the mark, after a prefix it extends to a cluster of the table, to
-    its stand-in. A prefix's marks may already be stand-ins (an earlier step rewrote them), so
-    each is matched in either form."""
+    its stand-in; then one per first character that has a stand-in, before a mark that extends
+    it. Characters already rewritten by an earlier step are matched in either form."""
     after: dict[str, set[str]] = {}
     for cluster in clusters:
         for k in range(1, len(cluster)):
             after.setdefault(cluster[k], set()).add(cluster[:k])
 
-    def either(text: str) -> str:
-        rest = "".join(f"[{re.escape(ch)}{stand_ins[ch]}]" for ch in text[1:])
-        return re.escape(text[0]) + rest
+    def either(ch: str) -> str:
+        return f"[{re.escape(ch)}{stand_ins[ch]}]" if ch in stand_ins else re.escape(ch)
 
     steps = []
     for mark, stand_in in stand_ins.items():
-        prefixes = sorted(after.get(mark, ()), key=lambda p: (-len(p), p))
-        behind = "|".join(either(prefix) for prefix in prefixes)
-        steps.append(_replace(f"(?<={behind}){re.escape(mark)}", stand_in, regex=True))
+        if mark in after:
+            prefixes = sorted(after[mark], key=lambda p: (-len(p), p))
+            behind = "|".join("".join(map(either, prefix)) for prefix in prefixes)
+            steps.append(_replace(f"(?<={behind}){re.escape(mark)}", stand_in, regex=True))
+    for first, stand_in in stand_ins.items():
+        if first not in after:  # a first character: before a mark that makes a cluster of it
+            seconds = sorted({c[1] for c in clusters if len(c) > 1 and c[0] == first})
+            ahead = "".join(f"{re.escape(ch)}{stand_ins[ch]}" for ch in seconds)
+            steps.append(_replace(f"{re.escape(first)}(?=[{ahead}])", stand_in, regex=True))
     return steps
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 import sentencepiece as stock
-from conftest import NEPALI, examples, sample_held_out, sample_training
+from conftest import NEPALI, RARE, examples, sample_held_out, sample_training
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import ALPHABET, nasty_texts
@@ -26,20 +26,6 @@ from brahmic_pua.model.text_spelling import NotSpellable, spell_in_text
 from brahmic_pua.trainer import train_model
 
 PRIVATE = re.compile("[\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd]")
-#: A cluster whose prefix (शृ) never stands alone in the training text.
-RARE = "शृं"
-
-
-@pytest.fixture(scope="module")
-def mixed_bpe(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A BPE model on Telugu, Hindi and Nepali text, with a cluster whose prefix never stands
-    alone (शृं, never शृ)."""
-    prefix = tmp_path_factory.mktemp("spelled") / "mixed"
-    lines = sample_training("te") + sample_training("hi") + NEPALI[:20] + [f"{RARE}खला"] * 30
-    train_model(
-        sentence_iterator=iter(lines), model_prefix=str(prefix), vocab_size=3000, model_type="bpe"
-    )
-    return Path(f"{prefix}.model")
 
 
 def held_out() -> list[str]:
@@ -72,23 +58,23 @@ def same_ids_and_text(model: Path, texts: list[str], *, as_stock: bool = False) 
 
 @pytest.mark.parametrize("name", ["sample", "mixed"])
 def test_stock_gives_our_ids_on_held_out_text(
-    sample_models: dict[str, Path], mixed_bpe: Path, name: str
+    sample_models: dict[str, Path], mixed_bpe_model: Path, name: str
 ) -> None:
-    same_ids_and_text(sample_models["bpe"] if name == "sample" else mixed_bpe, held_out())
+    same_ids_and_text(sample_models["bpe"] if name == "sample" else mixed_bpe_model, held_out())
 
 
 @settings(max_examples=examples(300))
 @given(text=st.one_of(nasty_texts, st.text(st.sampled_from(ALPHABET + RARE), max_size=80)))
 def test_stock_gives_the_ids_it_gives_on_the_model_itself_on_any_text(
-    mixed_bpe: Path, text: str
+    mixed_bpe_model: Path, text: str
 ) -> None:
-    same_ids_and_text(mixed_bpe, [text], as_stock=True)
+    same_ids_and_text(mixed_bpe_model, [text], as_stock=True)
 
 
-def test_pieces_are_the_text_our_processor_shows_with_the_same_ids(mixed_bpe: Path) -> None:
-    ours = brahmic_pua.SentencePieceProcessor(model_file=str(mixed_bpe))
-    original = parse_model(mixed_bpe.read_bytes())
-    spelled = parse_model(spell_in_text(mixed_bpe.read_bytes()).data)
+def test_pieces_are_the_text_our_processor_shows_with_the_same_ids(mixed_bpe_model: Path) -> None:
+    ours = brahmic_pua.SentencePieceProcessor(model_file=str(mixed_bpe_model))
+    original = parse_model(mixed_bpe_model.read_bytes())
+    spelled = parse_model(spell_in_text(mixed_bpe_model.read_bytes()).data)
     assert len(spelled.pieces) == len(original.pieces)
     for i, (before, after) in enumerate(zip(original.pieces, spelled.pieces, strict=True)):
         assert after.type == before.type
@@ -97,14 +83,16 @@ def test_pieces_are_the_text_our_processor_shows_with_the_same_ids(mixed_bpe: Pa
         assert not PRIVATE.search(after.piece), (i, after.piece)
 
 
-def test_a_cluster_is_built_through_its_prefixes_before_any_other_merge(mixed_bpe: Path) -> None:
+def test_a_cluster_is_built_through_its_prefixes_before_any_other_merge(
+    mixed_bpe_model: Path,
+) -> None:
     """Every piece that is one cluster of two or more characters scores above every piece that
     is not; the others keep their scores."""
-    manifest = read(mixed_bpe.read_bytes(), "m")[1]
+    manifest = read(mixed_bpe_model.read_bytes(), "m")[1]
     assert manifest is not None
     clusters = {cluster for _, cluster in manifest.codec.code_pairs()}
-    original = parse_model(mixed_bpe.read_bytes())
-    spelled = parse_model(spell_in_text(mixed_bpe.read_bytes()).data)
+    original = parse_model(mixed_bpe_model.read_bytes())
+    spelled = parse_model(spell_in_text(mixed_bpe_model.read_bytes()).data)
     chain, other = [], []
     for before, after in zip(original.pieces, spelled.pieces, strict=True):
         if after.type == NORMAL and after.piece in clusters and len(after.piece) > 1:
@@ -115,16 +103,16 @@ def test_a_cluster_is_built_through_its_prefixes_before_any_other_merge(mixed_bp
     assert chain and min(chain) > max(other)
 
 
-def test_a_prefix_that_never_stands_alone_costs_its_cluster_its_code(mixed_bpe: Path) -> None:
+def test_a_prefix_that_never_stands_alone_costs_its_cluster_its_code(mixed_bpe_model: Path) -> None:
     """The trainer closes a BPE table under prefixes: शृं keeps no code when शृ has none, and
     every kept cluster's prefixes are kept."""
-    manifest = read(mixed_bpe.read_bytes(), "m")[1]
+    manifest = read(mixed_bpe_model.read_bytes(), "m")[1]
     assert manifest is not None
     clusters = {cluster for _, cluster in manifest.codec.code_pairs()}
     assert RARE not in clusters and "श" in clusters
     for cluster in clusters:
         assert all(cluster[:k] in clusters for k in range(2, len(cluster))), cluster
-    assert spell_in_text(mixed_bpe.read_bytes()).coded == ()
+    assert spell_in_text(mixed_bpe_model.read_bytes()).coded == ()
 
 
 def test_a_table_not_closed_under_prefixes_keeps_the_open_clusters_coded(
@@ -172,8 +160,8 @@ def test_an_akshara_model_is_refused_in_one_line(tmp_path: Path) -> None:
         spell_in_text(Path(f"{prefix}.model").read_bytes())
 
 
-def test_disabled_pieces_stay_disabled_and_unreachable(mixed_bpe: Path) -> None:
-    spelled = parse_model(spell_in_text(mixed_bpe.read_bytes()).data)
+def test_disabled_pieces_stay_disabled_and_unreachable(mixed_bpe_model: Path) -> None:
+    spelled = parse_model(spell_in_text(mixed_bpe_model.read_bytes()).data)
     unused = [p.piece for p in spelled.pieces if p.type == UNUSED]
     assert unused and all(piece.startswith(" ") for piece in unused)
     assert len({p.piece for p in spelled.pieces}) == len(spelled.pieces)
