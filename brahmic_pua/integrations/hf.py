@@ -11,14 +11,16 @@ tokens are readable pieces and ``decode`` gives the (normalized) text back.
 Loading::
 
     tok = BrahmicPuaTokenizer("te.model")               # or .from_pretrained("te.model")
-    tok.save_pretrained("dir")                          # brahmic_pua.model + tokenizer_config.json
+    tok.save_pretrained("dir")                          # brahmic_pua.model, configs, tokenizer.json
     tok = BrahmicPuaTokenizer.from_pretrained("dir")    # explicit class: no remote code
     tok = AutoTokenizer.from_pretrained("dir", trust_remote_code=True)
 
 ``save_pretrained`` writes a three-line module, ``tokenization_brahmic_pua.py``, that imports
-this class from the installed package, and points ``auto_map`` at it: AutoTokenizer then runs
-the installed brahmic_pua, never a copy of it. No ``tokenizer.json`` is written: a fast
-(``tokenizers``) pipeline does not reproduce spm's longest-match normalization rules.
+this class from the installed package, and points ``auto_map`` at it: AutoTokenizer with
+``trust_remote_code=True`` then runs the installed brahmic_pua, never a copy of it. For a BPE
+model it also writes a ``tokenizer.json`` that gives the same ids (:mod:`.hf_fast`), and
+names ``PreTrainedTokenizerFast`` as the class, so ``AutoTokenizer.from_pretrained(dir)``
+without remote code loads a fast tokenizer.
 
 Special tokens follow LlamaTokenizer: ``<s>`` before every sequence, no ``</s>``
 (``add_bos_token=True, add_eos_token=False``; T5's convention is ``False, True``). unk, bos,
@@ -71,6 +73,7 @@ except ModuleNotFoundError as error:
     raise ImportError("brahmic_pua.hf needs transformers: pip install 'brahmic-pua[hf]'") from None
 
 from brahmic_pua.integrations.hf_encoding import RowMaps, word_starts
+from brahmic_pua.integrations.hf_fast import FAST_FILE, fast_file_text, point_at_fast
 from brahmic_pua.integrations.hf_text import (
     Encoded,
     Part,
@@ -105,7 +108,7 @@ PREFIXED = {
 #: What ``save_pretrained`` writes only where the tokenizer has it (added tokens beyond the
 #: model, a chat template; the named templates go under ``CHAT_TEMPLATE_DIR``), and
 #: ``from_pretrained`` reads back wherever it is: a copy an earlier save left is removed first.
-WRITTEN_IF_SET = ("added_tokens.json", CHAT_TEMPLATE_FILE)
+WRITTEN_IF_SET = ("added_tokens.json", CHAT_TEMPLATE_FILE, FAST_FILE)
 #: A chat template for a model trained without one (docs/huggingface.md#chat-templates): each
 #: message ``<s>role: content</s>``, the prompt for a reply ``<s>assistant:``. Only the model's
 #: own ``<s>`` and ``</s>`` mark the turns, so no token is added (no embedding to resize). The
@@ -830,18 +833,32 @@ class BrahmicPuaTokenizer(PreTrainedTokenizer):  # type: ignore[misc]
         )
         if saved is None:  # save_directory is a file: transformers logged it, wrote nothing
             return None
-        return tuple(path for path in saved if os.path.isfile(path))
+        written = tuple(path for path in saved if os.path.isfile(path))
+        if any(Path(path).name.endswith(FAST_FILE) for path in written):
+            point_at_fast(next(p for p in written if p.endswith("tokenizer_config.json")))
+        return written
 
     def save_vocabulary(
         self, save_directory: str, filename_prefix: str | None = None
     ) -> tuple[str, ...]:
-        """The model (from memory: the original file may be gone) and the AutoTokenizer shim."""
+        """The model (from memory: the original file may be gone), the AutoTokenizer shim and,
+        for a BPE model, the fast tokenizer's tokenizer.json (:mod:`.hf_fast`)."""
         prefix = f"{filename_prefix}-" if filename_prefix else ""
         model = Path(save_directory, prefix + MODEL_FILE)
         model.write_bytes(self.sp.serialized_model_proto())
         shim = Path(save_directory, f"{AUTO_MODULE}.py")
         shim.write_text(AUTO_MODULE_TEXT.format(name=type(self).__name__), encoding="utf-8")
-        return str(model), str(shim)
+        bos = eos = None
+        if self.add_bos_token and self.bos_token is not None:
+            bos = (str(self.bos_token), int(self.bos_token_id))
+        if self.add_eos_token and self.eos_token is not None:
+            eos = (str(self.eos_token), int(self.eos_token_id))
+        fast = fast_file_text(model.read_bytes(), bos, eos)
+        if fast is None:
+            return str(model), str(shim)
+        fast_file = Path(save_directory, prefix + FAST_FILE)
+        fast_file.write_text(fast, encoding="utf-8")
+        return str(model), str(shim), str(fast_file)
 
 
 def _remove_earlier(directory: Path, prefix: str | None) -> None:

@@ -288,3 +288,32 @@ def _decoder(stand_ins: dict[str, str], dummy: bool) -> dict[str, Any]:
     for literal in (*ESCAPED_LITERALS.values(), ESCAPE):
         steps.append(_replace(ESCAPE + literal, literal))
     return {"type": "Sequence", "decoders": steps}
+
+
+def with_special_tokens(text: str, bos: tuple[str, int] | None, eos: tuple[str, int] | None) -> str:
+    """The tokenizer.json ``text`` with a post-processor that adds ``bos`` before and ``eos``
+    after each sequence of a single text or a pair ((piece, id) each, or None), as
+    :class:`~brahmic_pua.hf.BrahmicPuaTokenizer` adds them: transformers' fast tokenizers add
+    special tokens only through the file's post-processor."""
+    document = json.loads(text)
+    if bos is None and eos is None:
+        return text
+
+    def around(sequence: str, type_id: int) -> list[dict[str, Any]]:
+        items: list[dict[str, Any]] = [{"Sequence": {"id": sequence, "type_id": type_id}}]
+        if bos is not None:
+            items.insert(0, {"SpecialToken": {"id": bos[0], "type_id": type_id}})
+        if eos is not None:
+            items.append({"SpecialToken": {"id": eos[0], "type_id": type_id}})
+        return items
+
+    tokens = [token for token in (bos, eos) if token is not None]
+    document["post_processor"] = {
+        "type": "TemplateProcessing",
+        "single": around("A", 0),
+        "pair": around("A", 0) + around("B", 1),
+        "special_tokens": {
+            piece: {"id": piece, "ids": [i], "tokens": [piece]} for piece, i in tokens
+        },
+    }
+    return json.dumps(document, ensure_ascii=False, indent=1)
