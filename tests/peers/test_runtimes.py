@@ -34,6 +34,7 @@ from conftest import (
     corpora,
     need_corpora,
     read,
+    require_extra,
     sample,
     sample_training,
     skip_or_fail,
@@ -42,6 +43,7 @@ from conftest import (
 
 import brahmic_pua
 from brahmic_pua.integrations.gguf import llama_text, write_gguf
+from brahmic_pua.integrations.hf_json import tokenizer_json
 from brahmic_pua.model.display import starts_with_mark
 from brahmic_pua.model.model_proto import BYTE, parse_model
 from brahmic_pua.model.text_spelling import spell_in_text
@@ -77,6 +79,12 @@ LLAMA_RAW_LABEL = "llama.cpp (node-llama-cpp 3.21.1), raw text"
 #: The in-process stock sentencepiece, run on the spelled file (on the model itself it is
 #: brahmic_pua's own runtime: exact by construction).
 STOCK_LABEL = f"sentencepiece {stock.__version__}"
+#: The model column of a row on the BPE model's tokenizer.json (``export --to tokenizer.json``)
+#: or on the folder ``BrahmicPuaTokenizer.save_pretrained`` writes (transformers).
+TOKENIZER_JSON = "bpe, tokenizer.json"
+TOKENIZERS_JS_FOLDER = "tokenizers-js-0.2.0"
+TOKENIZERS_JS_LABEL = "tokenizers.js 0.2.0"
+TOKENIZERS_JS_WORKER = ROOT / "tools" / "tokenizers_worker.mjs"
 #: A runtime's answer: (ids per text, the text it decodes each id list to).
 Coded = tuple[list[list[int]], list[str]]
 #: (language, model type, model, texts)
@@ -328,6 +336,52 @@ def llama_raw_runtime() -> Callable[[Path, list[str]], Coded]:
     return run
 
 
+def tokenizer_file(model: Path) -> Path:
+    """The BPE model's tokenizer.json, as ``brahmic-pua export --to tokenizer.json`` writes it."""
+    out = model.with_suffix(".tokenizer.json")
+    if not out.exists():
+        out.write_text(tokenizer_json(model.read_bytes()).text, encoding="utf-8")
+    return out
+
+
+def hf_runtimes() -> list[tuple[str, Callable[[Path, list[str]], Coded]]]:
+    """tokenizers (Rust) on the tokenizer.json, transformers' AutoTokenizer on the folder
+    save_pretrained writes (no remote code), tokenizers.js on the tokenizer.json in Node."""
+    require_extra("tokenizers", "hf", "the runtimes of tokenizer.json")
+    import tokenizers
+    import transformers
+
+    def rust(model: Path, texts: list[str]) -> Coded:
+        loaded = tokenizers.Tokenizer.from_file(str(tokenizer_file(model)))
+        ids = [e.ids for e in loaded.encode_batch(texts, add_special_tokens=False)]
+        return ids, loaded.decode_batch(ids, skip_special_tokens=False)
+
+    def auto(model: Path, texts: list[str]) -> Coded:
+        from brahmic_pua.hf import BrahmicPuaTokenizer
+
+        folder = model.with_suffix(".hf")
+        BrahmicPuaTokenizer(model).save_pretrained(folder)
+        loaded = transformers.AutoTokenizer.from_pretrained(folder)
+        assert loaded.is_fast
+        ids = loaded(texts, add_special_tokens=False)["input_ids"]
+        return ids, loaded.batch_decode(ids, skip_special_tokens=False)
+
+    folder = RUNTIMES / TOKENIZERS_JS_FOLDER
+    if not (folder / "node_modules" / "@huggingface" / "tokenizers").is_dir():
+        missing_runtime(TOKENIZERS_JS_FOLDER)
+    script = folder / TOKENIZERS_JS_WORKER.name
+    shutil.copyfile(TOKENIZERS_JS_WORKER, script)
+
+    def javascript(model: Path, texts: list[str]) -> Coded:
+        return run_worker(["node", str(script), str(tokenizer_file(model))], texts)
+
+    return [
+        (f"tokenizers {tokenizers.__version__}", rust),
+        (f"transformers {transformers.__version__} AutoTokenizer, no remote code", auto),
+        (TOKENIZERS_JS_LABEL, javascript),
+    ]
+
+
 def rows(cases: list[Case]) -> Iterator[Row]:
     runtimes = [(label, python_runtime(folder, kind)) for label, folder, kind in PYTHON_RUNTIMES]
     runtimes.append((LLAMA_LABEL, llama_runtime()))
@@ -341,6 +395,10 @@ def rows(cases: list[Case]) -> Iterator[Row]:
         for language, model_type, model, texts in cases:
             if model_type == "bpe":
                 yield compare(label, language, SPELLED, model, texts, theirs)
+    for label, theirs in hf_runtimes():
+        for language, model_type, model, texts in cases:
+            if model_type == "bpe":
+                yield compare(label, language, TOKENIZER_JSON, model, texts, theirs)
 
 
 def check(row: Row) -> None:
