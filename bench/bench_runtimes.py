@@ -25,6 +25,7 @@ import shutil
 import subprocess
 import tempfile
 import unicodedata
+from collections.abc import Callable
 from itertools import islice
 from pathlib import Path
 from typing import Any
@@ -147,7 +148,7 @@ def main() -> None:
         auto = AutoTokenizer.from_pretrained(Path(work, "hf"))
         gguf_file = Path(work, "model.gguf")
         write_gguf(data, gguf_file)
-        runs = {
+        runs: dict[str, Callable[[], Any]] = {
             "our processor": lambda: ours.encode(texts),
             "stock sentencepiece, spelled in text": lambda: spelled.encode(texts),
             "tokenizers, encode_batch": lambda: [
