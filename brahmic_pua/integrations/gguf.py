@@ -60,6 +60,7 @@ The ``gguf`` package (``pip install gguf``) is optional: only :func:`write_gguf`
 from __future__ import annotations
 
 import importlib
+import os
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -68,6 +69,7 @@ from typing import Any, Final, Protocol
 import sentencepiece as stock
 
 from brahmic_pua.model.manifest import Manifest, read
+from brahmic_pua.model.model_file import read_model_file
 from brahmic_pua.model.model_proto import (
     BYTE,
     CONTROL,
@@ -79,6 +81,7 @@ from brahmic_pua.model.model_proto import (
 )
 from brahmic_pua.model.processor_types import StockProcessor
 from brahmic_pua.model.text_spelling import spell_in_text
+from brahmic_pua.segment.sure_cuts import check_no_surrogates
 
 #: The architecture the GGUF names. A vocabulary-only load stops before any hyperparameter
 #: (llama.cpp's ``load_hparams`` returns once it has the name), so none is written.
@@ -238,7 +241,9 @@ class LlamaText:
     def input(self, text: str) -> str:
         """What llama.cpp must tokenize (module docstring: the pre-step). For a GGUF that takes
         raw text, the same string less the dummy ▁, which llama.cpp adds: N(text) with a
-        literal ▁, U+2585 or Private Use character escaped as the model escapes it."""
+        literal ▁, U+2585 or Private Use character escaped as the model escapes it. A lone
+        surrogate is the ValueError ``encode`` gives."""
+        check_no_surrogates(text)
         if self.manifest is not None:
             text = self.manifest.stock_input(text)
         normalized = str(self.processor.normalize(text))
@@ -250,6 +255,7 @@ class LlamaText:
         """Our decoded text from llama.cpp's detokenized ``text`` (module docstring: the
         post-step). ``raw_text``: the GGUF was written with ``raw_text=True``, whose
         ``add_space_prefix`` makes llama.cpp's detokenizer drop the leading space itself."""
+        check_no_surrogates(text)
         if self.leading == "all":  # exact but for a leading piece holding two ▁ or more
             text = text.lstrip(" ")
         elif self.leading == "one" and not (raw_text or self.raw) and text.startswith(" "):
@@ -259,24 +265,37 @@ class LlamaText:
         return str(self.denormalizer.normalize(text))
 
 
-def llama_text(model: LlamaText | ModelSource | bytes) -> LlamaText:
-    """The :class:`LlamaText` of a model (serialized, or in a processor). Built once per model
-    and kept (the last four): a processor's model is serialized on each call, so code that
-    converts many texts should call this once and use its methods."""
+def llama_text(model: LlamaText | ModelSource | bytes | str | os.PathLike[str]) -> LlamaText:
+    """The :class:`LlamaText` of a model (a ``.model`` file's path, its bytes, or a processor
+    holding it). Built once per model and kept (the last four): a processor's model is
+    serialized on each call, so code that converts many texts should call this once and use
+    its methods. Anything else is a TypeError, a damaged model a one-line ModelFileError."""
     if isinstance(model, LlamaText):
         return model
-    data = model if isinstance(model, bytes) else bytes(model.serialized_model_proto())
-    return _built(data)
+    if isinstance(model, bytes):
+        return _built(model)
+    if isinstance(model, str | os.PathLike):
+        return _built(read_model_file(os.fspath(model)))
+    serialize = getattr(model, "serialized_model_proto", None)
+    if not callable(serialize):
+        raise TypeError(
+            f"llama_text takes a model: a .model path, its bytes or a SentencePieceProcessor, "
+            f"not {type(model).__name__}"
+        )
+    return _built(bytes(serialize()))
 
 
-def llama_input(model: LlamaText | ModelSource | bytes, text: str) -> str:
+def llama_input(model: LlamaText | ModelSource | bytes | str | os.PathLike[str], text: str) -> str:
     """The text to give llama.cpp's tokenizer (``tokenize(text, add_special=false,
     parse_special=false)``) on the GGUF of :func:`write_gguf` so that it writes our ids."""
     return llama_text(model).input(text)
 
 
 def llama_output(
-    model: LlamaText | ModelSource | bytes, text: str, *, raw_text: bool = False
+    model: LlamaText | ModelSource | bytes | str | os.PathLike[str],
+    text: str,
+    *,
+    raw_text: bool = False,
 ) -> str:
     """Our ``decode(ids)`` from llama.cpp's ``detokenize(ids)`` (special tokens not shown)."""
     return llama_text(model).output(text, raw_text=raw_text)

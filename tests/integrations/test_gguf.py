@@ -161,3 +161,34 @@ def test_llama_text_round_trips_through_the_command_line(
     assert back.exit_code == 0, back.output
     ours = brahmic_pua.SentencePieceProcessor(model_file=model)
     assert back.output.split("\n")[:-1] == [ours.decode(ours.encode(t)) for t in lines]
+
+
+def test_the_steps_take_a_path_bytes_or_a_processor_and_nothing_else(
+    sample_models: dict[str, Path],
+) -> None:
+    path = sample_models["bpe"]
+    data = path.read_bytes()
+    processor = brahmic_pua.SentencePieceProcessor(model_file=str(path))
+    given: list[str | Path | bytes | brahmic_pua.SentencePieceProcessor] = [
+        str(path),
+        path,
+        data,
+        processor,
+    ]
+    assert len({llama_text(model).input("క్రాంతి వచ్చాడు") for model in given}) == 1
+    with pytest.raises(TypeError, match=r"takes a model: a \.model path, its bytes or a"):
+        llama_text(42)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="lone surrogate U\\+D800"):
+        llama_text(data).input("\ud800")
+    with pytest.raises(ValueError, match="lone surrogate U\\+D800"):
+        llama_text(data).output("a\ud800")
+
+
+def test_a_damaged_model_is_one_line(tmp_path: Path) -> None:
+    from brahmic_pua.model.manifest import ModelFileError
+
+    bad = tmp_path / "bad.model"
+    bad.write_bytes(b"not a model")
+    with pytest.raises(ModelFileError, match=r"bad\.model") as raised:
+        llama_text(bad)
+    assert "\n" not in str(raised.value)
