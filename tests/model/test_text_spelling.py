@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import cache
 from pathlib import Path
+from typing import Any
 
 import pytest
 import sentencepiece as stock
@@ -33,19 +35,32 @@ def held_out() -> list[str]:
     return lines + [unicodedata.normalize("NFD", line) for line in lines]
 
 
+@cache
 def codes_of(model: Path) -> set[str]:
     manifest = read(model.read_bytes(), str(model))[1]
     assert manifest is not None
     return {code for code, _ in manifest.codec.code_pairs()}
 
 
+@cache
+def original(model: Path, as_stock: bool) -> Any:
+    """Ours (or stock) on the model itself, loaded once per model."""
+    return (stock if as_stock else brahmic_pua).SentencePieceProcessor(model_file=str(model))
+
+
+@cache
+def spelled(model: Path) -> stock.SentencePieceProcessor:
+    """Stock on the model's text-spelled form, built once per model (0.2 s: the property calls
+    this for each example)."""
+    return stock.SentencePieceProcessor(model_proto=spell_in_text(model.read_bytes()).data)
+
+
 def same_ids_and_text(model: Path, texts: list[str], *, as_stock: bool = False) -> None:
     """Stock on the spelled model gives our ids and our decoded text; ``as_stock``: the ids
     and text stock gives on the model itself (on text where stock and our processor differ
     already: combining accents the rules do not put in NFC, tests/model/test_rules.py)."""
-    data = model.read_bytes()
-    ours = (stock if as_stock else brahmic_pua).SentencePieceProcessor(model_proto=data)
-    theirs = stock.SentencePieceProcessor(model_proto=spell_in_text(data).data)
+    ours = original(model, as_stock)
+    theirs = spelled(model)
     codes = codes_of(model)
     for text in texts:
         ids = theirs.encode(text)
