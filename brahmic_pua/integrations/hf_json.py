@@ -17,7 +17,8 @@ mark, with a lookbehind over the prefixes it extends; the decoder writes the mar
 
 The rest is SentencePiece's own pipeline, step for step:
 
-* normalizer: NFC (the model's N; ``none`` has none), the model's escapes (a literal ▁ and
+* normalizer: N (NFC; under nepali-lm and nepali-ocr the folding too, :func:`_n_steps`;
+  ``none`` has none), the model's escapes (a literal ▁ and
   U+2585 to their stand-ins, the reserved escape codes escaped), the marks' stand-ins, spm's
   dummy ▁ (``Prepend``, which leaves an empty text empty, as spm does) and every space as ▁;
 * model: BPE with byte fallback; a merge for every split of a piece into two entries, ranked by
@@ -28,10 +29,10 @@ The rest is SentencePiece's own pipeline, step for step:
 What differs (docs/runtimes.md): text that holds one of the table's codes (a Private Use
 character) as a literal, whose ids are its bytes where the model writes an escape and the
 cluster's piece; the vocabulary has one entry per stand-in after the model's pieces (ids no
-encoding writes). Refused in one line: what :func:`spell_in_text` refuses, a model whose
-clusters are not all spelled in text (trained before the prefix closure), normalization modes
-with folding (``nepali-lm``, ``nepali-ocr``: their longest-match rules are not a sequence of
-``Replace``), a user's rules, and whitespace options tokenizers cannot follow.
+encoding writes); a text that N empties (a ZWJ alone under nepali-lm), for which spm writes
+its ▁ and tokenizers nothing. Refused in one line: what :func:`spell_in_text` refuses, a model
+whose clusters are not all spelled in text (trained before the prefix closure), a folding table
+whose patterns overlap, a user's rules, and whitespace options tokenizers cannot follow.
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ from brahmic_pua.codec.layout import ESCAPE, ESCAPED_LITERALS
 from brahmic_pua.model.manifest import read
 from brahmic_pua.model.model_proto import BYTE, CONTROL, NORMAL, UNKNOWN, USER_DEFINED, parse_model
 from brahmic_pua.model.text_spelling import NotSpellable, spell_in_text
+from brahmic_pua.normalize import Normalizer
+from brahmic_pua.normalize.folding import ZWJ
 from brahmic_pua.orthography.charclass import STARTERS
 from brahmic_pua.orthography.classify import classify
 
@@ -59,8 +62,6 @@ STAND_INS: Final[tuple[str, ...]] = tuple(
     for ch in map(chr, range(0xF900, 0xFB00))
     if unicodedata.category(ch) == "Lo" and unicodedata.normalize("NFC", ch) != ch
 )
-#: Normalization modes a tokenizer.json can follow exactly.
-MODES: Final[tuple[str, ...]] = ("nfc", "none")
 SPACE: Final[str] = "\u2581"
 
 
@@ -97,15 +98,11 @@ def tokenizer_json(data: bytes, source: str = "the model") -> TokenizerJson:
             "a prefix of theirs has no piece (a model trained before brahmic_pua closed its "
             "tables under prefixes); train it again with this version"
         )
-    if manifest.normalization not in MODES or manifest.user_rules:
-        what = (
-            "a user's rules" if manifest.user_rules else f"normalization={manifest.normalization}"
-        )
+    if manifest.user_rules:
         raise NotSpellable(
-            f"{source} was trained with {what}: a tokenizer.json cannot apply its longest-match "
-            "rules (tokenizers' Replace normalizers run one after another); export it with "
-            "--to spm or --to gguf (llama_input applies N first), or train with "
-            "normalization=nfc"
+            f"{source} was trained with a user's normalization rules: a tokenizer.json cannot "
+            "apply their longest match (tokenizers' Replace normalizers run one after "
+            "another); export it with --to spm, or --to gguf with llama_input"
         )
     spec = original.normalizer_spec
     if spec.remove_extra_whitespaces or not spec.escape_whitespaces:
@@ -142,7 +139,7 @@ def tokenizer_json(data: bytes, source: str = "the model") -> TokenizerJson:
         "truncation": None,
         "padding": None,
         "added_tokens": added,
-        "normalizer": _normalizer(manifest.normalization, clusters, stand_ins, spec),
+        "normalizer": _normalizer(_n_steps(manifest.normalizer, source), clusters, stand_ins, spec),
         "pre_tokenizer": None,
         "post_processor": None,
         "decoder": _decoder(stand_ins, spec.add_dummy_prefix),
@@ -232,10 +229,39 @@ def _replace(pattern: str, content: str, *, regex: bool = False) -> dict[str, An
     }
 
 
+def _n_steps(normalizer: Normalizer, source: str) -> list[dict[str, Any]]:
+    """N as tokenizers' normalizers: NFC; under nepali-lm the ZWJs deleted, NFC again; the
+    folding rules one ``Replace`` each, longest first, then NFC (brahmic_pua.normalize.modes).
+    A fold is longest match, left to right, which a sequence of replacements reproduces while
+    no two patterns overlap (the end of one the start of another): a table with such a pair is
+    refused."""
+    if not normalizer.composes:
+        return []
+    steps: list[dict[str, Any]] = [{"type": "NFC"}]
+    if normalizer.strips_zwj:
+        steps += [_replace(ZWJ, ""), {"type": "NFC"}]
+    rules = normalizer.folding.rules
+    if not rules:
+        return steps
+    patterns = [pattern for pattern, _ in rules]
+    for a in patterns:
+        for b in patterns:
+            if a != b and any(a.endswith(b[:k]) for k in range(1, len(b))):
+                raise NotSpellable(
+                    f"{source}: folding patterns {a!r} and {b!r} overlap, so replacing them one "
+                    "after another is not the fold's longest match; export with --to spm"
+                )
+    ordered = sorted(rules, key=lambda rule: (-len(rule[0]), rule[0]))
+    return steps + [_replace(a, b) for a, b in ordered] + [{"type": "NFC"}]
+
+
 def _normalizer(
-    mode: str, clusters: list[str], stand_ins: dict[str, str], spec: Any
+    n_steps: list[dict[str, Any]],
+    clusters: list[str],
+    stand_ins: dict[str, str],
+    spec: Any,
 ) -> dict[str, Any]:
-    steps: list[dict[str, Any]] = [{"type": "NFC"}] if mode == "nfc" else []
+    steps = list(n_steps)
     # the model's escapes, in an order where no step rewrites what an earlier one wrote
     for literal in (ESCAPE, *ESCAPED_LITERALS.values()):
         steps.append(_replace(literal, ESCAPE + literal))

@@ -137,17 +137,41 @@ def test_the_command_writes_a_file_tokenizers_loads(
     )
 
 
-def test_a_folding_mode_is_refused_in_one_line(tmp_path: Path) -> None:
+def test_a_nepali_lm_model_gives_our_ids(tmp_path: Path) -> None:
+    """N's folding as one Replace per rule (the shipped table's patterns do not overlap), ZWJs
+    deleted: our ids on the written Nepali lines and on each spelling the fold joins."""
     prefix = tmp_path / "lm"
     train_model(
-        sentence_iterator=iter(NEPALI * 3 + sample_training("hi")[:200]),
+        sentence_iterator=iter(NEPALI[:20] * 3 + sample_training("hi")[:300]),
         model_prefix=str(prefix),
-        vocab_size=1200,
+        vocab_size=1500,
         model_type="bpe",
         normalization="nepali-lm",
     )
-    with pytest.raises(NotSpellable, match="normalization=nepali-lm") as raised:
-        tokenizer_json(Path(f"{prefix}.model").read_bytes(), "lm.model")
+    variants = ["सँग", "संग", "सङ्ग", "सङ्‍ग", "हुंदा", "दु:ख", "प्राय:", "।।।", "क‍ष", "x सँगै"]
+    texts = NEPALI[20:] + sample_held_out("hi")[:50] + variants
+    model = Path(f"{prefix}.model")
+    same_ids_and_text(model, texts + [unicodedata.normalize("NFD", t) for t in texts])
+    # pinned, documented: a text that N empties is spm's ▁ and nothing in tokenizers
+    assert processor(model).encode("\u200d") == [processor(model).piece_to_id("\u2581")]
+    assert fast(model).encode("\u200d", add_special_tokens=False).ids == []
+
+
+def test_a_folding_table_whose_patterns_overlap_is_refused(tmp_path: Path) -> None:
+    """कखग: the fold takes कख (घग), replacements in another order खग (कघ)."""
+    table = tmp_path / "fold.tsv"
+    table.write_text("कख\tघ\nखग\tघ\n", encoding="utf-8")  # a normalization: both → घ
+    prefix = tmp_path / "ocr"
+    train_model(
+        sentence_iterator=iter(NEPALI[:20] * 3 + ["कखग खग कख"] * 5),
+        model_prefix=str(prefix),
+        vocab_size=600,
+        model_type="bpe",
+        normalization="nepali-ocr",
+        folding_rules=str(table),
+    )
+    with pytest.raises(NotSpellable, match="folding patterns 'कख' and 'खग' overlap") as raised:
+        tokenizer_json(Path(f"{prefix}.model").read_bytes(), "ocr.model")
     assert "\n" not in str(raised.value)
 
 
