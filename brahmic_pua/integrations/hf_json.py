@@ -17,8 +17,8 @@ mark, with a lookbehind over the prefixes it extends; the decoder writes the mar
 
 The rest is SentencePiece's own pipeline, step for step:
 
-* normalizer: N (NFC; under nepali-lm and nepali-ocr the folding too, :func:`_n_steps`;
-  ``none`` has none), the model's escapes (a literal ▁ and
+* normalizer: N (NFC; under nepali-lm and nepali-ocr the folding too, :func:`_n_steps`), the
+  model's escapes (a literal ▁ and
   U+2585 to their stand-ins, the reserved escape codes escaped), the marks' stand-ins, spm's
   dummy ▁ (``Prepend``, which leaves an empty text empty, as spm does) and every space as ▁;
 * model: BPE with byte fallback; a merge for every split of a piece into two entries, ranked by
@@ -31,8 +31,9 @@ character) as a literal, whose ids are its bytes where the model writes an escap
 cluster's piece; the vocabulary has one entry per stand-in after the model's pieces (ids no
 encoding writes); a text that N empties (a ZWJ alone under nepali-lm), for which spm writes
 its ▁ and tokenizers nothing. Refused in one line: what :func:`spell_in_text` refuses, a model
-whose clusters are not all spelled in text (trained before the prefix closure), a folding table
-whose patterns overlap, a user's rules, and whitespace options tokenizers cannot follow.
+whose clusters are not all spelled in text (trained before the prefix closure), N without NFC
+(``none``), a folding table whose patterns overlap, a user's rules, and whitespace options
+tokenizers cannot follow.
 """
 
 from __future__ import annotations
@@ -55,8 +56,8 @@ from brahmic_pua.orthography.classify import classify
 
 #: The stand-ins, in order: CJK compatibility ideographs (U+F900 on) that NFC replaces by
 #: another character, so that no text that went through the normalizer's NFC holds one except
-#: where the mark steps wrote it (under ``none``, which has no NFC, a literal one is a
-#: documented difference). 460 of them: more than the marks of all Brahmic scripts.
+#: where the mark steps wrote it (a model without NFC, ``none``, is refused). 460 of them: more
+#: than the marks of all Brahmic scripts.
 STAND_INS: Final[tuple[str, ...]] = tuple(
     ch
     for ch in map(chr, range(0xF900, 0xFB00))
@@ -97,6 +98,12 @@ def tokenizer_json(data: bytes, source: str = "the model") -> TokenizerJson:
             f"{source}: {len(spelled.coded)} clusters keep their code ({spelled.coded[0]}, …): "
             "a prefix of theirs has no piece (a model trained before brahmic_pua closed its "
             "tables under prefixes); train it again with this version"
+        )
+    if not manifest.normalizer.composes:
+        raise NotSpellable(
+            f"{source} was trained with normalization=none: without NFC in front, a character "
+            "the tokenizer.json uses as a stand-in for a mark could come from the text itself "
+            "and decode as that mark; export it with --to spm, or train with normalization=nfc"
         )
     if manifest.user_rules:
         raise NotSpellable(

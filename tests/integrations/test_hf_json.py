@@ -204,3 +204,19 @@ def test_tokenizers_nfc_of_a_telugu_nukta_is_the_documented_difference(
     ours = brahmic_pua.SentencePieceProcessor(model_file=str(sample_models["bpe"]))
     theirs = fast(sample_models["bpe"])
     assert theirs.encode(text, add_special_tokens=False).ids != ours.encode(text)
+
+
+def test_a_model_without_nfc_is_refused(tmp_path: Path) -> None:
+    """Without NFC in front, a literal stand-in (a CJK compatibility ideograph) would reach the
+    vocabulary and decode as the mark it stands for."""
+    prefix = tmp_path / "none"
+    train_model(
+        sentence_iterator=iter(sample_training("te")[:300]),
+        model_prefix=str(prefix),
+        vocab_size=1200,
+        model_type="bpe",
+        normalization="none",
+    )
+    with pytest.raises(NotSpellable, match="normalization=none") as raised:
+        tokenizer_json(Path(f"{prefix}.model").read_bytes(), "none.model")
+    assert "\n" not in str(raised.value)
