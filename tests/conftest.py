@@ -17,6 +17,7 @@ import signal
 import subprocess
 import sys
 import threading
+import unicodedata
 import warnings
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Callable, Iterable
@@ -400,6 +401,13 @@ def mixed_bpe_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
         sentence_iterator=iter(lines), model_prefix=str(prefix), vocab_size=3000, model_type="bpe"
     )
     return Path(f"{prefix}.model")
+
+
+def mixed_held_out() -> list[str]:
+    """Text :func:`mixed_bpe_model` and the sample models did not train on (:data:`RARE` among
+    it), and its NFD form."""
+    lines = sample_held_out("te") + sample_held_out("hi") + NEPALI[20:] + [RARE, f"{RARE}ग"]
+    return lines + [unicodedata.normalize("NFD", line) for line in lines]
 
 
 @pytest.fixture(scope="session")

@@ -16,7 +16,15 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from conftest import NEPALI, RARE, examples, require_extra, sample_held_out, sample_training
+from conftest import (
+    NEPALI,
+    RARE,
+    examples,
+    mixed_held_out,
+    require_extra,
+    sample_held_out,
+    sample_training,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import ALPHABET, nasty_texts
@@ -47,11 +55,6 @@ def fast(model: Path) -> Any:
     return Tokenizer.from_str(tokenizer_json(model.read_bytes()).text)
 
 
-def held_out() -> list[str]:
-    lines = sample_held_out("te") + sample_held_out("hi") + NEPALI[20:] + [RARE, f"{RARE}ग"]
-    return lines + [unicodedata.normalize("NFD", line) for line in lines]
-
-
 def old_nfc(text: str) -> bool:
     """Whether tokenizers' NFC gives another text than Python's: its tables predate Unicode 14
     for some marks (U+0C3C, Telugu nukta, has combining class 0 there), a documented
@@ -76,7 +79,9 @@ def same_ids_and_text(model: Path, texts: list[str]) -> None:
 def test_tokenizers_gives_our_ids_on_held_out_text(
     sample_models: dict[str, Path], mixed_bpe_model: Path, name: str
 ) -> None:
-    same_ids_and_text(sample_models["bpe"] if name == "sample" else mixed_bpe_model, held_out())
+    same_ids_and_text(
+        sample_models["bpe"] if name == "sample" else mixed_bpe_model, mixed_held_out()
+    )
 
 
 @settings(max_examples=examples(300))
@@ -111,12 +116,17 @@ def test_every_piece_keeps_its_id_and_the_stand_ins_come_after(mixed_bpe_model: 
     assert made.summary().startswith(f"{made.pieces:,} pieces with the model's ids")
 
 
+def export(runner: CliRunner, model: Path, out: Path) -> Any:
+    return runner.invoke(
+        main, ["export", "--model", str(model), "--to", "tokenizer.json", "--output", str(out)]
+    )
+
+
 def test_a_unigram_model_is_refused_in_one_line(
     runner: CliRunner, sample_models: dict[str, Path], tmp_path: Path
 ) -> None:
     out = tmp_path / "tokenizer.json"
-    args = ["export", "--model", str(sample_models["unigram"]), "--to", "tokenizer.json"]
-    result = runner.invoke(main, [*args, "--output", str(out)])
+    result = export(runner, sample_models["unigram"], out)
     assert result.exit_code == 1 and result.output.count("\n") == 1
     assert "only a BPE model" in result.output and not out.exists()
 
@@ -125,8 +135,7 @@ def test_the_command_writes_a_file_tokenizers_loads(
     runner: CliRunner, sample_models: dict[str, Path], tmp_path: Path
 ) -> None:
     out = tmp_path / "tokenizer.json"
-    args = ["export", "--model", str(sample_models["bpe"]), "--to", "tokenizer.json"]
-    result = runner.invoke(main, [*args, "--output", str(out)])
+    result = export(runner, sample_models["bpe"], out)
     assert result.exit_code == 0, result.output
     assert result.output.count("\n") == 1 and "characters written as stand-ins" in result.output
     texts = sample_held_out("te")
