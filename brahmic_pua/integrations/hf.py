@@ -73,7 +73,7 @@ except ModuleNotFoundError as error:
     raise ImportError("brahmic_pua.hf needs transformers: pip install 'brahmic-pua[hf]'") from None
 
 from brahmic_pua.integrations.hf_encoding import RowMaps, word_starts
-from brahmic_pua.integrations.hf_fast import FAST_FILE, fast_file_text, point_at_fast
+from brahmic_pua.integrations.hf_fast import FAST_FILE, point_at_fast, save_fast_file
 from brahmic_pua.integrations.hf_text import (
     Encoded,
     Part,
@@ -848,17 +848,8 @@ class BrahmicPuaTokenizer(PreTrainedTokenizer):  # type: ignore[misc]
         model.write_bytes(self.sp.serialized_model_proto())
         shim = Path(save_directory, f"{AUTO_MODULE}.py")
         shim.write_text(AUTO_MODULE_TEXT.format(name=type(self).__name__), encoding="utf-8")
-        bos = eos = None
-        if self.add_bos_token and self.bos_token is not None:
-            bos = (str(self.bos_token), int(self.bos_token_id))
-        if self.add_eos_token and self.eos_token is not None:
-            eos = (str(self.eos_token), int(self.eos_token_id))
-        fast = fast_file_text(model.read_bytes(), bos, eos)
-        if fast is None:
-            return str(model), str(shim)
-        fast_file = Path(save_directory, prefix + FAST_FILE)
-        fast_file.write_text(fast, encoding="utf-8")
-        return str(model), str(shim), str(fast_file)
+        fast = save_fast_file(Path(save_directory, prefix + FAST_FILE), model, self)
+        return (str(model), str(shim)) + ((str(fast),) if fast is not None else ())
 
 
 def _remove_earlier(directory: Path, prefix: str | None) -> None:

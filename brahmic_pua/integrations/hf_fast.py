@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from brahmic_pua.integrations.hf_json import tokenizer_json, with_special_tokens
 from brahmic_pua.model.text_spelling import NotSpellable
@@ -33,6 +33,22 @@ def fast_file_text(
     except NotSpellable:
         return None
     return with_special_tokens(made.text, bos, eos)
+
+
+def save_fast_file(path: Path, model: Path, tokenizer: Any) -> Path | None:
+    """Write the tokenizer.json of the saved ``model`` to ``path``, with the ``<s>`` and
+    ``</s>`` that ``tokenizer`` (a BrahmicPuaTokenizer) adds; None, writing nothing, where no
+    tokenizer.json gives the model's ids."""
+    bos = eos = None
+    if tokenizer.add_bos_token and tokenizer.bos_token is not None:
+        bos = (str(tokenizer.bos_token), int(tokenizer.bos_token_id))
+    if tokenizer.add_eos_token and tokenizer.eos_token is not None:
+        eos = (str(tokenizer.eos_token), int(tokenizer.eos_token_id))
+    text = fast_file_text(model.read_bytes(), bos, eos)
+    if text is None:
+        return None
+    path.write_text(text, encoding="utf-8")
+    return path
 
 
 def point_at_fast(config_file: str | Path) -> None:
