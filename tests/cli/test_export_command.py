@@ -9,6 +9,7 @@ from __future__ import annotations
 import unicodedata
 from pathlib import Path
 
+import pytest
 import sentencepiece as stock
 from click.testing import CliRunner
 from conftest import sample_held_out
@@ -58,3 +59,14 @@ def test_a_damaged_model_is_refused_in_one_line(runner: CliRunner, tmp_path: Pat
     code, output = export(runner, bad, out)
     assert code == 1 and output.count("\n") == 1 and str(bad) in output
     assert not out.exists()
+
+
+@pytest.mark.parametrize("target", ["spm", "tokenizer.json"])
+def test_a_plain_model_is_refused_in_one_line_for_each_text_form(
+    runner: CliRunner, plain_hindi_model: str, tmp_path: Path, target: str
+) -> None:
+    out = tmp_path / "out"
+    args = ["export", "--model", plain_hindi_model, "--to", target, "--output", str(out)]
+    result = runner.invoke(main, args)
+    assert result.exit_code == 1 and result.output.count("\n") == 1
+    assert "plain SentencePiece model" in result.output and not out.exists()
