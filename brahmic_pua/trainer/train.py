@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from brahmic_pua.codec import PUACodec
-from brahmic_pua.codec.layout import RESERVED, is_private_use
+from brahmic_pua.codec.layout import RESERVED
 from brahmic_pua.io.atomic import check_writable, write_atomic_many
 from brahmic_pua.io.progress import Phases
 from brahmic_pua.io.wording import counted
@@ -429,7 +429,9 @@ def _finish(
     codec = _drop_codes_without_piece(
         model, plan.codec, built, normalizer, work, phases, user_rules, model_type
     )
-    disabled = _disable_pieces(model, codec, plan.prefix)
+    # codes spm kept that the codec dropped after it (a prefix it did not keep: spellable)
+    dropped = {code for code, _ in plan.codec.code_pairs()} - {c for c, _ in codec.code_pairs()}
+    disabled = _disable_pieces(model, codec, dropped, plan.prefix)
     starts = 0
     if options.complete_word_starts:
         if model_type == "unigram":  # (the others are left alone)
@@ -521,17 +523,18 @@ def _drop_codes_without_piece(
 _RESERVED = re.compile(f"[{''.join(sorted(RESERVED))}]")
 
 
-def _disable_pieces(model: Any, codec: PUACodec, prefix: str) -> int:
-    """Disable orphan and escape pieces, and pieces holding a code the codec dropped after
-    spm kept it (a prefix it did not keep: :func:`spellable`), which no text reaches; drop
-    temporary paths so output is reproducible."""
+def _disable_pieces(model: Any, codec: PUACodec, dropped: set[str], prefix: str) -> int:
+    """Disable orphan and escape pieces, and pieces holding a code of ``dropped`` (planned and
+    kept by spm, then dropped by the codec: no text reaches them); drop temporary paths so
+    output is reproducible. A literal Private Use character that is no code (U+F8FF in the
+    corpus) is text like any other: its pieces stay."""
 
     escaped = _RESERVED.search  # an escape code in a piece: no segmentation may use it
     marks, _ = mark_start_ids(model, lambda piece: "" if escaped(piece) else codec.decode(piece))
     escapes = [
         i
         for i, p in enumerate(model.pieces)
-        if p.type == NORMAL and (escaped(p.piece) or _dropped_code(p.piece, codec))
+        if p.type == NORMAL and (escaped(p.piece) or not dropped.isdisjoint(p.piece))
     ]
     ids = sorted({*marks, *escapes})
     set_unused(model, ids)
@@ -543,10 +546,6 @@ def _disable_pieces(model: Any, codec: PUACodec, prefix: str) -> int:
     model.normalizer_spec.name = "brahmic_pua"
     model.denormalizer_spec.name = "brahmic_pua"
     return disabled
-
-
-def _dropped_code(piece: str, codec: PUACodec) -> bool:
-    return any(is_private_use(ch) and codec.cluster_of(ch) is None for ch in piece)
 
 
 def _bounded_vocab_size(opts: dict[str, Any], symbols: int, characters: int) -> int:

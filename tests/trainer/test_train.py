@@ -581,3 +581,27 @@ def test_entropy_matches_brute_force(sample_models: dict[str, Path]) -> None:
             ambiguous += len(weights) > 1
             assert segmentation_entropy(raw, normalized, alpha) == pytest.approx(expected)
     assert ambiguous >= 4  # the check is not vacuous
+
+
+@pytest.mark.parametrize("model_type", ["bpe", "unigram"])
+def test_a_private_use_character_of_the_corpus_keeps_its_pieces(
+    tmp_path: Path, model_type: str
+) -> None:
+    """U+F8FF is no code of the table: a BPE model whose codec drops codes after spm (the prefix
+    closure) disables the pieces of those codes only, not the pieces that hold it."""
+    prefix = tmp_path / model_type
+    lines = sample_training("te")[:400] + ["\uf8ff\uf8ffab \uf8ff\uf8ffab"] * 200
+    train_model(
+        sentence_iterator=iter(lines),
+        model_prefix=str(prefix),
+        vocab_size=1500,
+        model_type=model_type,
+    )
+    model = stock.SentencePieceProcessor(model_file=f"{prefix}.model")
+    usable = [
+        model.id_to_piece(i)
+        for i in range(model.get_piece_size())
+        if "\uf8ff" in model.id_to_piece(i) and not model.is_unused(i)
+    ]
+    assert usable, "every piece holding U+F8FF was disabled"
+    assert "<0xEF>" not in model.encode("\uf8ff\uf8ffab", out_type=str)
