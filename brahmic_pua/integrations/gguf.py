@@ -80,7 +80,7 @@ from brahmic_pua.model.model_proto import (
     model_type,
 )
 from brahmic_pua.model.processor_types import StockProcessor
-from brahmic_pua.model.text_spelling import spell_in_text
+from brahmic_pua.model.text_spelling import NotSpellable, spell_in_text
 from brahmic_pua.segment.sure_cuts import check_no_surrogates
 
 #: The architecture the GGUF names. A vocabulary-only load stops before any hyperparameter
@@ -170,19 +170,17 @@ def llama_model(model_data: bytes) -> tuple[bytes, bool]:
     """``(model, raw_text)``: the model whose pieces the GGUF holds, and whether llama.cpp takes
     raw text with it. A brahmic_pua BPE model is spelled in text
     (:func:`~brahmic_pua.model.text_spelling.spell_in_text`), which llama.cpp's "llama"
-    tokenizer segments as spm does, on raw (N-normal) text: no pre-step. Any other model is
-    written as it is, behind :func:`llama_input` (a Unigram model: llama.cpp's UGM tokenizer
-    has no byte fallback and its charsmap is not our N; a plain model: as before).
-    A BPE model that puts its ▁ at the end of words (``treat_whitespace_as_suffix``), which
-    llama.cpp cannot do, keeps the pre-step too."""
-    message, manifest = read(model_data, "model_proto")
-    if (
-        manifest is None
-        or model_type(model_data) != "bpe"
-        or message.trainer_spec.treat_whitespace_as_suffix
-    ):
+    tokenizer segments as spm does, on raw (N-normal) text: no pre-step. Any model that cannot
+    be spelled so is written as it is, behind :func:`llama_input`: a Unigram model (llama.cpp's
+    UGM tokenizer has no byte fallback and its charsmap is not our N), another policy than
+    fixtoken, a plain model, and a BPE model that puts its ▁ at the end of words
+    (``treat_whitespace_as_suffix``), which llama.cpp cannot do."""
+    if _message(model_data).trainer_spec.treat_whitespace_as_suffix:
         return model_data, False
-    return spell_in_text(model_data).data, True
+    try:
+        return spell_in_text(model_data).data, True
+    except NotSpellable:
+        return model_data, False
 
 
 def write_gguf(model_data: bytes, path: str | Path, *, raw_text: bool | None = None) -> None:

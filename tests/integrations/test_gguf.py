@@ -24,6 +24,7 @@ from brahmic_pua.cli.main import main
 from brahmic_pua.integrations.gguf import llama_text
 from brahmic_pua.model.model_proto import UNUSED, parse_model
 from brahmic_pua.model.text_spelling import spell_in_text
+from brahmic_pua.trainer import train_model
 
 require_extra("gguf", "gguf", "the GGUF export")
 import gguf  # noqa: E402  (after the check: a skip, not an ImportError, without the extra)
@@ -192,3 +193,36 @@ def test_a_damaged_model_is_one_line(tmp_path: Path) -> None:
     with pytest.raises(ModelFileError, match=r"bad\.model") as raised:
         llama_text(bad)
     assert "\n" not in str(raised.value)
+
+
+def test_a_bpe_model_that_cannot_be_spelled_in_text_keeps_the_pre_step(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    """An akshara BPE model: its GGUF holds the model's own pieces (codes), llama.cpp adds no
+    space, and llama_input gives the string stock segments, as before text spelling."""
+    prefix = tmp_path / "ak"
+    train_model(
+        sentence_iterator=iter(sample_held_out("te") * 3),
+        model_prefix=str(prefix),
+        vocab_size=900,
+        model_type="bpe",
+        policy="akshara",
+    )
+    model, out = Path(f"{prefix}.model"), tmp_path / "ak.gguf"
+    args = ["export", "--model", str(model), "--to", "gguf", "--output", str(out)]
+    result = runner.invoke(main, args)
+    assert result.exit_code == 0, result.output
+    fields = gguf.GGUFReader(str(out)).fields
+    tokens = fields["tokenizer.ggml.tokens"]
+    pieces = parse_model(model.read_bytes()).pieces
+    assert [bytes(tokens.parts[i]).decode() for i in tokens.data] == [p.piece for p in pieces]
+    assert not bool(fields["tokenizer.ggml.add_space_prefix"].parts[-1][0])
+    plain = stock.SentencePieceProcessor(model_file=str(model))
+    route = llama_text(model)
+    checked = 0
+    for text in sample_held_out("te"):
+        written = plain.encode(text, out_type=str)
+        if not any(BYTE.fullmatch(p) for p in written):  # byte pieces are not text
+            assert route.input(text).replace(" ", "\u2581") == "".join(written)
+            checked += 1
+    assert checked > 30
