@@ -13,6 +13,7 @@ import contextlib
 import importlib.util
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -385,6 +386,8 @@ def plain_hindi_model(tmp_path_factory: pytest.TempPathFactory) -> str:
     return f"{prefix}.model"
 
 
+#: Any Private Use character, written out here (not taken from the code under test).
+PRIVATE_USE = re.compile("[\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd]")
 #: A cluster whose prefix (शृ) never stands alone in :func:`mixed_bpe_model`'s training text.
 RARE = "शृं"
 

@@ -7,6 +7,7 @@ dropped by spm training). Table codes follow, BMP first (3 UTF-8 bytes), then pl
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 
 from brahmic_pua.io.wording import counted
@@ -20,6 +21,8 @@ PUA_RANGES: tuple[tuple[int, int], ...] = (
     (0xF0000, 0xFFFFD),
     (0x100000, 0x10FFFD),
 )
+#: Any Private Use character (one of :data:`PUA_RANGES`), found in C.
+PRIVATE_USE = re.compile("[" + "".join(f"{chr(a)}-{chr(b)}" for a, b in PUA_RANGES) + "]")
 FIRST_CODE = 0xE003
 BMP_CAPACITY = 0xF8FF - FIRST_CODE + 1
 CAPACITY = BMP_CAPACITY + sum(b - a + 1 for a, b in PUA_RANGES[1:])

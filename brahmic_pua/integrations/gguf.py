@@ -80,6 +80,7 @@ from brahmic_pua.model.model_proto import (
     model_type,
 )
 from brahmic_pua.model.processor_types import StockProcessor
+from brahmic_pua.model.rule_check import rules_normalizer
 from brahmic_pua.model.text_spelling import NotSpellable, spell_in_text
 from brahmic_pua.segment.sure_cuts import check_no_surrogates
 
@@ -304,15 +305,8 @@ def _built(data: bytes) -> LlamaText:
     manifest = read(data, "model_proto")[1]
     data, raw = llama_model(data)
     model = _message(data)
-    denormalizer = None
-    if model.denormalizer_spec.precompiled_charsmap:
-        # Only the rules: spm's decode joins the pieces (▁ as spaces) before they run.
-        denormalizer = stock.SentencePieceNormalizer(
-            normalizer_spec=model.denormalizer_spec.SerializeToString(),
-            add_dummy_prefix=False,
-            escape_whitespaces=False,
-            remove_extra_whitespaces=False,
-        )
+    # Only the rules: spm's decode joins the pieces (▁ as spaces) before they run.
+    denormalizer = rules_normalizer(model.denormalizer_spec)
     spec = model.normalizer_spec
     leading = "all" if spec.remove_extra_whitespaces else "one" if spec.add_dummy_prefix else ""
     processor: StockProcessor = stock.SentencePieceProcessor(model_proto=data)

@@ -46,7 +46,6 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from brahmic_pua.codec.layout import ESCAPE, ESCAPED_LITERALS
-from brahmic_pua.model.manifest import read
 from brahmic_pua.model.model_proto import BYTE, CONTROL, NORMAL, UNKNOWN, USER_DEFINED, parse_model
 from brahmic_pua.model.text_spelling import NotSpellable, spell_in_text
 from brahmic_pua.normalize import Normalizer
@@ -90,9 +89,8 @@ class TokenizerJson:
 def tokenizer_json(data: bytes, source: str = "the model") -> TokenizerJson:
     """The tokenizer.json of a serialized brahmic_pua BPE model (module docstring), or
     :class:`NotSpellable` in one line saying why none gives its ids."""
-    original, manifest = read(data, source)
-    spelled = spell_in_text(data, source)  # refuses Unigram, other policies, plain models
-    assert manifest is not None
+    spelled = spell_in_text(data, source)  # reads the model; refuses Unigram, plain models...
+    original, manifest = parse_model(data), spelled.manifest
     if spelled.coded:
         raise NotSpellable(
             f"{source}: {len(spelled.coded)} clusters keep their code ({spelled.coded[0]}, …): "

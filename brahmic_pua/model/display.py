@@ -17,7 +17,7 @@ from weakref import WeakKeyDictionary
 import regex
 
 from brahmic_pua.codec import PUACodec
-from brahmic_pua.codec.layout import ESCAPE, ESCAPED_LITERALS, RESERVED
+from brahmic_pua.codec.layout import ESCAPE, ESCAPED_LITERALS, PRIVATE_USE, RESERVED
 
 # Re-exported: the piece types are defined once, in model_proto.py (from spm's generated
 # module), and trainer/train.py, evaluation/repair.py and the tests import these three from here.
@@ -30,8 +30,6 @@ _MARK = regex.compile(r"\p{M}")
 _STAND_INS = {code: literal for literal, code in ESCAPED_LITERALS.items()}
 _ESCAPE_PAIR = re.compile(f"{ESCAPE}(.?)", re.DOTALL)
 _MARKED = re.compile(r"<U\+([0-9A-F]{4,6})>")
-#: Any Private Use character (codec.layout.PUA_RANGES), found in C.
-_PRIVATE = re.compile("[\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd]")
 #: Per codec, what ``str.translate`` makes of each code and stand-in (:func:`_show_table`).
 _SHOW_TABLES: WeakKeyDictionary[PUACodec, dict[int, str]] = WeakKeyDictionary()
 
@@ -58,10 +56,14 @@ def _show_table(codec: PUACodec) -> dict[int, str]:
 def _show_run(text: str, table: dict[int, str]) -> str:
     """A run without escapes, shown: codes and stand-ins by ``table``, then any other Private
     Use character (no cluster's code: nothing clusters are made of is Private Use) marked."""
-    shown = text.translate(table)
-    if _PRIVATE.search(shown) is None:
-        return shown
-    return _PRIVATE.sub(lambda found: _marked(found.group()), shown)
+    return mark_private_use(text.translate(table))
+
+
+def mark_private_use(text: str) -> str:
+    """``text`` with every Private Use character written ``<U+XXXX>``."""
+    if PRIVATE_USE.search(text) is None:
+        return text
+    return PRIVATE_USE.sub(lambda found: _marked(found.group()), text)
 
 
 def display(piece: str, codec: PUACodec) -> str:

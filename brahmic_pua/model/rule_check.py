@@ -30,7 +30,6 @@ codes stock decodes as themselves).
 
 from __future__ import annotations
 
-import re
 import struct
 import unicodedata
 from collections.abc import Callable, Iterator
@@ -40,7 +39,7 @@ from typing import Any
 import sentencepiece as stock
 
 from brahmic_pua.codec import PUACodec
-from brahmic_pua.codec.layout import PUA_RANGES, RESERVED, code_points
+from brahmic_pua.codec.layout import PRIVATE_USE, RESERVED, code_points
 from brahmic_pua.codec.table_file import quoted
 from brahmic_pua.model.model_proto import model_pb2
 from brahmic_pua.normalize import Normalizer
@@ -51,7 +50,6 @@ DECOMPOSED_PROBES = 32
 #: Texts NFC changes in every script: a composing accent (é), and क़ (U+0958), which NFC
 #: decomposes (a composition exclusion).
 NFC_PROBES = ("e\u0301", "\u0958")
-_PRIVATE = re.compile("[" + "".join(f"{chr(a)}-{chr(b)}" for a, b in PUA_RANGES) + "]")
 
 
 class RuleError(ValueError):
@@ -61,12 +59,12 @@ class RuleError(ValueError):
 def check_rules(message: Any, codec: PUACodec, normalizer: Normalizer, user_rules: bool) -> None:
     """Raise :class:`RuleError` where the parsed model's rules contradict its manifest's codec
     and N (``user_rules``: the manifest says a user's rules rewrite beyond N)."""
-    denormalizer = _normalizer(message.denormalizer_spec)
+    denormalizer = rules_normalizer(message.denormalizer_spec)
     if denormalizer is None:
         return
     _check_codes(denormalizer, codec)
     _check_targets(bytes(message.normalizer_spec.precompiled_charsmap), codec)
-    forward = _normalizer(message.normalizer_spec)
+    forward = rules_normalizer(message.normalizer_spec)
     if forward is None:
         return
     if user_rules:
@@ -75,9 +73,10 @@ def check_rules(message: Any, codec: PUACodec, normalizer: Normalizer, user_rule
         _check_normalization(forward, denormalizer, codec, normalizer)
 
 
-def _normalizer(spec: Any) -> Any:
+def rules_normalizer(spec: Any) -> Any:
     """Stock's normalizer with exactly ``spec``'s rules (no dummy prefix, spaces as they are),
-    or None where it has none."""
+    or None where it has none: what the load check, the text spelling (its ``Decompile``) and
+    llama.cpp's post-step run a model's compiled rules with."""
     if not spec.precompiled_charsmap:
         return None
     rules = model_pb2.NormalizerSpec()
@@ -134,7 +133,7 @@ def _check_targets(charsmap: bytes, codec: PUACodec) -> None:
     (trie,) = struct.unpack("<I", charsmap[:4])
     written = charsmap[4 + trie :].decode("utf-8", errors="replace")
     known = {code for code, _ in codec.code_pairs()} | RESERVED
-    unknown = set(_PRIVATE.findall(written)) - known
+    unknown = set(PRIVATE_USE.findall(written)) - known
     if unknown:
         code = min(unknown)
         raise RuleError(

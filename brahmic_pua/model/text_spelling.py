@@ -38,15 +38,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
-import sentencepiece as stock
-
 from brahmic_pua.codec import PUACodec
-from brahmic_pua.codec.layout import ESCAPE, PUA_RANGES
+from brahmic_pua.codec.layout import ESCAPE
 from brahmic_pua.io.wording import counted
 from brahmic_pua.model.compile import compile_rules
-from brahmic_pua.model.display import DISABLED_PREFIX, KEPT_SPACE_PREFIX
-from brahmic_pua.model.manifest import read
-from brahmic_pua.model.model_proto import MANIFEST, NORMAL, UNUSED, USER_DEFINED, model_type
+from brahmic_pua.model.display import DISABLED_PREFIX, KEPT_SPACE_PREFIX, mark_private_use
+from brahmic_pua.model.manifest import Manifest, read
+from brahmic_pua.model.model_proto import MANIFEST, NORMAL, UNUSED, USER_DEFINED, model_pb2
+from brahmic_pua.model.rule_check import rules_normalizer
 from brahmic_pua.model.rules import rule_lines
 from brahmic_pua.orthography.charclass import STARTERS
 from brahmic_pua.orthography.classify import classify
@@ -54,7 +53,6 @@ from brahmic_pua.orthography.classify import classify
 #: The normalizer's name in a text-spelled model (spm keeps it as information only).
 NAME: Final[str] = "brahmic_pua_text"
 _ESCAPED = re.compile(f"{ESCAPE}(.?)", re.DOTALL)
-_PRIVATE = re.compile("[" + "".join(f"{chr(a)}-{chr(b)}" for a, b in PUA_RANGES) + "]")
 
 
 class NotSpellable(ValueError):
@@ -67,16 +65,15 @@ class TextSpelled:
 
     #: The serialized ModelProto: the same ids, no manifest (a plain SentencePiece model).
     data: bytes
-    #: Clusters that keep their Private Use code, in code order: a prefix of theirs has no
-    #: piece of its own (or they start with a dependent, or no piece holds them). spm's
-    #: normalizer still writes their code, so stock gives our ids; a program without the
-    #: normalizer spells their characters otherwise.
+    #: Clusters that keep their Private Use code, in code order: they, or a prefix of theirs,
+    #: have no piece of their own. spm's normalizer still writes their code, so stock gives our
+    #: ids; a program without the normalizer spells their characters otherwise.
     coded: tuple[str, ...]
     #: How many clusters are spelled in text.
     spelled: int
-    #: User-defined pieces that hold a cluster: spm matches them in text before BPE, so in the
-    #: text-spelled model they also match where the text continues their last cluster.
-    user_defined: tuple[str, ...]
+    #: The model's manifest (the text-spelled model has none): its codec and N, for what is
+    #: built from the spelled model (a tokenizer.json) without reading the model again.
+    manifest: Manifest
 
     def summary(self) -> str:
         """One line: what is spelled and what stays coded."""
@@ -84,8 +81,8 @@ class TextSpelled:
         if self.coded:
             shown = ", ".join(self.coded[:5]) + (", …" if len(self.coded) > 5 else "")
             line += (
-                f"; {counted(len(self.coded), 'cluster')} keep their code (a prefix without a "
-                f"piece of its own, or a lone mark: {shown}), so only a program that applies "
+                f"; {counted(len(self.coded), 'cluster')} keep their code (no piece of their "
+                f"own, or a prefix without one: {shown}), so only a program that applies "
                 "the model's normalizer gives our ids on text that holds them"
             )
         return line
@@ -101,7 +98,7 @@ def spell_in_text(data: bytes, source: str = "the model") -> TextSpelled:
             f"{source} is a plain SentencePiece model (no brahmic_pua manifest): its pieces are "
             "text already, use it as it is"
         )
-    kind = model_type(data)
+    kind = str(model_pb2.TrainerSpec.ModelType.Name(message.trainer_spec.model_type)).lower()
     if kind != "bpe":
         raise NotSpellable(
             f"{source} is a {kind} model: only a BPE model can be spelled in text (a Unigram "
@@ -122,24 +119,24 @@ def spell_in_text(data: bytes, source: str = "the model") -> TextSpelled:
     spelled = _spelled_clusters(codec, own)
     table = {ord(code): cluster for code, cluster in codec.code_pairs() if cluster in spelled}
     spell = _speller(table)
-    user_defined = []
     for piece in message.pieces:
         if piece.type in (NORMAL, USER_DEFINED, UNUSED):
             text = spell(piece.piece)
-            if piece.type == USER_DEFINED and text != piece.piece:
-                user_defined.append(text)
             if piece.type == UNUSED:  # never written: an escape code in it shown by name
-                text = _PRIVATE.sub(lambda m: f"<U+{ord(m[0]):04X}>", text)
+                text = mark_private_use(text)
             piece.piece = text
     _distinct(message, source)
-    chains = [(c, own[code]) for code, c in codec.code_pairs() if c in spelled and code in own]
-    starters = [i for c, i in chains if len(c) > 1 and classify(c[0]) in STARTERS]
-    _chains_first(message, [i for c, i in chains if len(c) > 1 and i not in starters])
-    _chains_first(message, starters)
+    chains = [
+        (c, own[code])
+        for code, c in codec.code_pairs()
+        if c in spelled and code in own and len(c) > 1
+    ]
+    _chains_first(message, [i for c, i in chains if classify(c[0]) not in STARTERS])
+    _chains_first(message, [i for c, i in chains if classify(c[0]) in STARTERS])
     _spelled_rules(message, table, spell)
     message.ClearExtension(MANIFEST)
     coded = tuple(c for _, c in codec.code_pairs() if c not in spelled)
-    return TextSpelled(message.SerializeToString(), coded, len(spelled), tuple(user_defined))
+    return TextSpelled(message.SerializeToString(), coded, len(spelled), manifest)
 
 
 def _own_pieces(message: Any, codec: PUACodec) -> dict[str, int]:
@@ -239,14 +236,7 @@ def _spelled_rules(message: Any, table: dict[int, str], spell: Callable[[str], s
 
 def _decompiled(spec: Any) -> list[tuple[str, str]]:
     """A normalizer spec's rules as (source, target) pairs (none without a compiled map)."""
-    if not spec.precompiled_charsmap:
+    normalizer = rules_normalizer(spec)
+    if normalizer is None:
         return []
-    only_rules = type(spec)()
-    only_rules.precompiled_charsmap = spec.precompiled_charsmap
-    normalizer = stock.SentencePieceNormalizer(
-        normalizer_spec=only_rules.SerializeToString(),
-        add_dummy_prefix=False,
-        escape_whitespaces=False,
-        remove_extra_whitespaces=False,
-    )
     return [(str(s), str(t)) for s, t in normalizer.Decompile()]

@@ -35,9 +35,8 @@ from typing import Any
 
 import sentencepiece as stock
 
-from brahmic_pua.codec.layout import is_private_use
+from brahmic_pua.codec.layout import PRIVATE_USE, is_private_use
 from brahmic_pua.model.model_proto import model_pb2
-from brahmic_pua.trainer.pretokenize import PRIVATE
 
 #: Stock's rule names: ``identity`` is brahmic_pua's ``normalization=none``; each of the others
 #: is its rule set (sentencepiece's own, from its compiled map), merged as a user's rules are.
@@ -166,7 +165,7 @@ def _decompiled(loaded: Any, where: str) -> tuple[tuple[str, str], ...]:
         return ()
     rules = tuple(sorted((str(source), str(target)) for source, target in pairs))
     private = None
-    if PRIVATE.search("".join(text for rule in rules for text in rule)):
+    if PRIVATE_USE.search("".join(text for rule in rules for text in rule)):
         private = next(r for r in rules if any(is_private_use(ch) for ch in "".join(r)))
     if private is not None:
         raise ValueError(

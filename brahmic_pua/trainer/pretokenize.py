@@ -23,18 +23,15 @@ and spm trains on them as given, each mapped to codes the way spm's normalizer m
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from brahmic_pua.codec import PUACodec
-from brahmic_pua.codec.layout import ESCAPE, ESCAPED_LITERALS
+from brahmic_pua.codec.layout import ESCAPE, ESCAPED_LITERALS, PRIVATE_USE
 from brahmic_pua.normalize import Normalizer
 
 SPACE = "\u2581"  # spm's space, which a pretokenizer sees and returns as stock's does
-#: Any Private Use character (codec.layout.PUA_RANGES), found in C.
-PRIVATE = re.compile("[\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd]")
 
 
 def training_form(text: str, codec: PUACodec, normalizer: Normalizer | None = None) -> str:
@@ -131,7 +128,7 @@ class ClusterPretokenizer:
         """The sentence as text, and for each offset of that text where a symbol of spm's
         sentence starts (or ends the text), the offset in spm's sentence; None when the two
         are the same (no Private Use character in it)."""
-        if PRIVATE.search(text) is None:
+        if PRIVATE_USE.search(text) is None:
             return text, None
         shown = self._shown
         parts: list[str] = []

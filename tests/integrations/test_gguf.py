@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import sentencepiece as stock
 from click.testing import CliRunner
-from conftest import NEPALI, require_extra, sample_held_out
+from conftest import NEPALI, PRIVATE_USE, require_extra, sample_held_out
 
 import brahmic_pua
 from brahmic_pua.cli.main import main
@@ -31,7 +31,6 @@ import gguf  # noqa: E402  (after the check: a skip, not an ImportError, without
 
 #: llama.h's llama_token_type, written out here (not imported from the code under test).
 LLAMA_TYPES = {1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 6}
-PRIVATE = re.compile("[\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd]")
 BYTE = re.compile(r"<0x([0-9A-F]{2})>")
 
 
@@ -68,7 +67,7 @@ def test_export_writes_the_vocabulary_llama_cpp_segments_with(
         ours = brahmic_pua.SentencePieceProcessor(model_file=str(sample_models[kind]))
         shown = [ours.id_to_piece(i) for i, p in enumerate(pieces) if p.type != UNUSED]
         assert [t for t, p in zip(tokens, pieces, strict=True) if p.type != UNUSED] == shown
-        assert not any(PRIVATE.search(t) for t in tokens)
+        assert not any(PRIVATE_USE.search(t) for t in tokens)
         assert flag("tokenizer.ggml.add_space_prefix")
     else:
         assert tokens == [p.piece for p in pieces]

@@ -8,7 +8,6 @@ and transformers run it in tests/peers/test_runtimes.py.
 from __future__ import annotations
 
 import json
-import re
 import unicodedata
 from functools import cache
 from pathlib import Path
@@ -18,6 +17,7 @@ import pytest
 from click.testing import CliRunner
 from conftest import (
     NEPALI,
+    PRIVATE_USE,
     RARE,
     examples,
     mixed_held_out,
@@ -39,8 +39,6 @@ from brahmic_pua.trainer import train_model
 require_extra("tokenizers", "hf", "the tokenizer.json export")
 from tokenizers import Tokenizer  # noqa: E402  (after the check: a skip without the extra)
 from tokenizers.normalizers import NFC  # noqa: E402
-
-PRIVATE = re.compile("[\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd]")
 
 
 @cache
@@ -70,7 +68,7 @@ def same_ids_and_text(model: Path, texts: list[str]) -> None:
         if old_nfc(text):
             continue
         ids = ours.encode(text)
-        if not PRIVATE.search(text):  # a literal code: written in bytes (docs/runtimes.md)
+        if not PRIVATE_USE.search(text):  # a literal code: written in bytes (docs/runtimes.md)
             assert encoding.ids == ids, text
         assert theirs.decode(encoding.ids, skip_special_tokens=False) == ours.decode(ids), text
 

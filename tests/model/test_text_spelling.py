@@ -8,14 +8,13 @@ which the spelling code does not run; stock sentencepiece runs the spelled model
 
 from __future__ import annotations
 
-import re
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import pytest
 import sentencepiece as stock
-from conftest import RARE, examples, mixed_held_out, sample_held_out, sample_training
+from conftest import PRIVATE_USE, RARE, examples, mixed_held_out, sample_held_out, sample_training
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import ALPHABET, nasty_texts
@@ -25,8 +24,6 @@ from brahmic_pua.model.manifest import read
 from brahmic_pua.model.model_proto import BYTE, CONTROL, NORMAL, UNUSED, parse_model
 from brahmic_pua.model.text_spelling import NotSpellable, spell_in_text
 from brahmic_pua.trainer import train_model
-
-PRIVATE = re.compile("[\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd]")
 
 
 @cache
@@ -91,7 +88,7 @@ def test_pieces_are_the_text_our_processor_shows_with_the_same_ids(mixed_bpe_mod
         assert after.type == before.type
         if before.type in (NORMAL, BYTE, CONTROL):
             assert after.piece == ours.id_to_piece(i)
-        assert not PRIVATE.search(after.piece), (i, after.piece)
+        assert not PRIVATE_USE.search(after.piece), (i, after.piece)
 
 
 def test_a_cluster_is_built_through_its_prefixes_before_any_other_merge(
