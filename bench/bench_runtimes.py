@@ -69,8 +69,8 @@ const encode = () => texts.map((t) => Array.from(model.tokenize(t, false)));
 """,
     ),
 }
-#: Put before each script: the texts are read from stdin by async iteration (node-llama-cpp
-#: leaves stdin non-blocking, where readFileSync(0) fails with EAGAIN).
+#: Put before each script (ES imports are hoisted): the texts are read from stdin by async
+#: iteration (node-llama-cpp leaves stdin non-blocking, where readFileSync(0) fails with EAGAIN).
 NODE_STDIN = """const stdinJson = async () => {
   const chunks = [];
   for await (const chunk of process.stdin) chunks.push(chunk);
@@ -97,10 +97,7 @@ def node_seconds(name: str, model_file: Path, texts: list[str], ids: Any, repeat
     if not (where / "node_modules").is_dir():
         raise SystemExit(f"{where} is missing: run python tools/runtimes.py")
     path = where / "bench_encode.mjs"
-    path.write_text(
-        script.replace("\nconst [path", "\n" + NODE_STDIN + "const [path", 1) + NODE_TIMING,
-        encoding="utf-8",
-    )
+    path.write_text(NODE_STDIN + script + NODE_TIMING, encoding="utf-8")
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as expected:
         json.dump(ids, expected, separators=(",", ":"))
     try:

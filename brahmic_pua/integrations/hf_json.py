@@ -41,7 +41,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -180,7 +180,7 @@ def _stand_ins(clusters: list[str], pieces: set[str]) -> dict[str, str]:
     return dict(zip(marks + starters, STAND_INS, strict=False))
 
 
-def _spelling(code_pairs: list[tuple[str, str]], stand_ins: dict[str, str]) -> Any:
+def _spelling(code_pairs: list[tuple[str, str]], stand_ins: dict[str, str]) -> Callable[[str], str]:
     """A piece of the model (codes) as the vocabulary spells it: each code's cluster with its
     marks as stand-ins, and its first character too where that has one (and the cluster is
     longer than it); any other character as it is."""
