@@ -18,8 +18,9 @@ manifest) is passed to stock unchanged, with ``is_brahmic`` False; only an id ou
 reads better (one IndexError line naming the id, the type stock raises).
 
 Names and types. The many spellings of one call (``EncodeAsIds``, ``sample_encode_as_pieces``,
-``DecodeIds``...) are not written here: brahmic_pua.runtime.spellings makes them from one table
-of (family, out type), as stock's wrapper does. What each call returns for each input and out
+``DecodeIds``...) are not written here: brahmic_pua.runtime.spellings writes them (the class
+``Spelled`` this one derives from) and names them from one table of (family, out type), as
+stock's wrapper does. What each call returns for each input and out
 type (``encode(str, out_type=str) -> list[str]``) is declared in ``processor.pyi``, generated
 from that table and this module's signatures by ``tools/processor_stub.py``. A type checker
 reads the stub in place of this file, so this file is checked on its own
@@ -116,7 +117,7 @@ def _resolve(return_type: OutType, out_type: OutType, default: OutKind) -> OutKi
     return default if chosen is None else chosen
 
 
-class SentencePieceProcessor:
+class SentencePieceProcessor(spellings.Spelled):
     """Load with ``SentencePieceProcessor(model_file=...)`` or ``model_proto=...``; the other
     keywords are defaults for every encode call (plain, sampled, n-best), as in sentencepiece.
 

@@ -3,24 +3,26 @@
 Stock's wrapper spells one call many ways: ``EncodeAsIds`` is ``Encode(out_type=int)``,
 ``SampleEncodeAsPieces`` is ``Encode(out_type=str, enable_sampling=True)``, ``DecodeIds`` is
 ``Decode``, and each CamelCase name has a snake_case twin (``encode_as_ids``). brahmic_pua's
-processor answers to the same names, so :data:`SPELLINGS` lists them once and :func:`install`
-makes them, as stock does (``EncodeAsIds = lambda self, input, **kwargs: self.Encode(...)``).
-The types callers see for each name are generated from the same table by
+processor answers to the same names: :data:`SPELLINGS` lists them once, :class:`Spelled` writes
+the calls as stock writes them (plain methods, one per family row), and :func:`install` gives
+each its names. The types callers see for each name are generated from the same table by
 ``tools/processor_stub.py`` into ``processor.pyi`` (its docstring says how that is checked).
 
 A row ``(family, out_type): names`` is one of two things:
 
 * ``family`` a method of the processor and ``out_type`` None: that method under other names
   (``("encode", None): ("Encode", "Tokenize")``);
-* ``family`` in :data:`FAMILIES`: a function calling the family's method with that out type
-  and the family's fixed keywords (None: the caller's ``return_type``, for ``DecodeIds``).
+* ``family`` in :data:`FAMILIES`: a method of :class:`Spelled` calling the family's method with
+  that out type and the family's fixed keywords (None: the caller's ``return_type``, for
+  ``DecodeIds``).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from brahmic_pua.runtime.signatures import OutType
 
@@ -119,36 +121,124 @@ def takes(family: str, out_type: OutType) -> tuple[str, ...]:
     return ("return_type",) if out_type is None else FAMILIES[family].takes
 
 
-def spelling(family: str, out_type: OutType, name: str) -> Callable[..., object]:
-    """The function ``name`` of one row of a family: stock's one-line spelling of the call,
-    made from source as ``dataclasses`` makes ``__init__``, so that its signature is stock's
-    (``inspect.signature``, positional calls, the TypeError of a wrong call) at the speed of a
-    written function."""
-    family_of = FAMILIES[family]
-    named = takes(family, out_type)
-    fixed = {**family_of.fixes, **({} if out_type is None else {"return_type": out_type})}
-    source = (
-        f"def {name}(self, input{''.join(f', {k}=None' for k in named)}, **options):\n"
-        f"    return self.{family_of.method}(input"
-        f"{''.join(f', {k}={k}' for k in named)}"
-        f"{''.join(f', {k}=fixed[{k!r}]' for k in fixed)}, **options)\n"
-    )
-    namespace: dict[str, object] = {"fixed": fixed}
-    exec(source, namespace)
-    function = namespace[name]
-    assert callable(function)
-    return function
+class Spelled:
+    """The spellings that call a family's method with a fixed out type (or pass the caller's
+    ``return_type`` on), written as stock 0.2.3's wrapper writes them: ``EncodeAsIds`` is
+    ``def EncodeAsIds(self, input, **kwargs): return self.Encode(input=input, return_type=int,
+    **kwargs)``. Each is named here by its snake_case name (the one tracebacks show);
+    :func:`install` gives it its CamelCase names. The method a spelling calls is looked up on the
+    instance, so that a subclass's override is called, as in stock. tests/runtime/test_spellings.py
+    checks these against :data:`SPELLINGS` (one method per family row, taking the row's
+    keywords) and against stock's results."""
+
+    def encode_as_ids(self: Any, input: Any, **options: Any) -> Any:
+        return self.Encode(input, return_type=int, **options)
+
+    def encode_as_pieces(self: Any, input: Any, **options: Any) -> Any:
+        return self.Encode(input, return_type=str, **options)
+
+    def encode_as_numpy(self: Any, input: Any, **options: Any) -> Any:
+        return self.Encode(input, return_type="numpy", **options)
+
+    def encode_as_proto(self: Any, input: Any, **options: Any) -> Any:
+        return self.Encode(input, return_type="proto", **options)
+
+    def encode_as_offset_mapping(self: Any, input: Any, **options: Any) -> Any:
+        return self.Encode(input, return_type="offset_mapping", **options)
+
+    def sample_encode_as_ids(
+        self: Any, input: Any, nbest_size: Any = None, alpha: Any = None, **options: Any
+    ) -> Any:
+        return self.Encode(
+            input,
+            nbest_size=nbest_size,
+            alpha=alpha,
+            enable_sampling=True,
+            return_type=int,
+            **options,
+        )
+
+    def sample_encode_as_pieces(
+        self: Any, input: Any, nbest_size: Any = None, alpha: Any = None, **options: Any
+    ) -> Any:
+        return self.Encode(
+            input,
+            nbest_size=nbest_size,
+            alpha=alpha,
+            enable_sampling=True,
+            return_type=str,
+            **options,
+        )
+
+    def sample_encode_as_numpy(
+        self: Any, input: Any, nbest_size: Any = None, alpha: Any = None, **options: Any
+    ) -> Any:
+        return self.Encode(
+            input,
+            nbest_size=nbest_size,
+            alpha=alpha,
+            enable_sampling=True,
+            return_type="numpy",
+            **options,
+        )
+
+    def sample_encode_as_proto(
+        self: Any, input: Any, nbest_size: Any = None, alpha: Any = None, **options: Any
+    ) -> Any:
+        return self.Encode(
+            input,
+            nbest_size=nbest_size,
+            alpha=alpha,
+            enable_sampling=True,
+            return_type="proto",
+            **options,
+        )
+
+    def nbest_encode_as_ids(self: Any, input: Any, nbest_size: Any = None, **options: Any) -> Any:
+        return self.nbest_encode(input, nbest_size=nbest_size, return_type=int, **options)
+
+    def nbest_encode_as_pieces(
+        self: Any, input: Any, nbest_size: Any = None, **options: Any
+    ) -> Any:
+        return self.nbest_encode(input, nbest_size=nbest_size, return_type=str, **options)
+
+    def nbest_encode_as_numpy(self: Any, input: Any, nbest_size: Any = None, **options: Any) -> Any:
+        return self.nbest_encode(input, nbest_size=nbest_size, return_type="numpy", **options)
+
+    def nbest_encode_as_proto(self: Any, input: Any, nbest_size: Any = None, **options: Any) -> Any:
+        return self.nbest_encode(input, nbest_size=nbest_size, return_type="proto", **options)
+
+    def parallel_encode_as_ids(self: Any, input: Any, **options: Any) -> Any:
+        return self.parallel_encode(input, return_type=int, **options)
+
+    def parallel_encode_as_pieces(self: Any, input: Any, **options: Any) -> Any:
+        return self.parallel_encode(input, return_type=str, **options)
+
+    def parallel_encode_as_numpy(self: Any, input: Any, **options: Any) -> Any:
+        return self.parallel_encode(input, return_type="numpy", **options)
+
+    def parallel_encode_as_proto(self: Any, input: Any, **options: Any) -> Any:
+        return self.parallel_encode(input, return_type="proto", **options)
+
+    def decode_ids(self: Any, input: Any, return_type: Any = None, **options: Any) -> Any:
+        return self.Decode(input, return_type=return_type, **options)
+
+    def decode_ids_as_proto(self: Any, input: Any, **options: Any) -> Any:
+        return self.Decode(input, return_type="proto", **options)
+
+    def decode_pieces(self: Any, input: Any, return_type: Any = None, **options: Any) -> Any:
+        return self.Decode(input, return_type=return_type, **options)
+
+    def decode_pieces_as_proto(self: Any, input: Any, **options: Any) -> Any:
+        return self.Decode(input, return_type="proto", **options)
 
 
 def install(cls: type) -> None:
-    """Give ``cls`` every name of :data:`SPELLINGS` (the methods a row aliases must be its)."""
+    """Give ``cls`` every name of :data:`SPELLINGS`: a family row's names are its
+    :class:`Spelled` method (``cls`` must derive from it), an alias row's names the method it
+    aliases (which must be ``cls``'s), as stock's ``_add_snake_case`` and its own aliases do."""
     for family, out_type in SPELLINGS:
         row = names(family, out_type)
-        if is_alias(family, out_type):
-            function = getattr(cls, family)
-        else:
-            function = spelling(family, out_type, row[-1])
-            function.__qualname__ = f"{cls.__qualname__}.{row[-1]}"
-            function.__module__ = cls.__module__
+        function = getattr(cls, family if is_alias(family, out_type) else row[-1])
         for name in row:
             setattr(cls, name, function)

@@ -116,3 +116,54 @@ def test_each_spelling_gives_stocks_result_on_a_plain_model(
             stock.set_random_generator_seed(3)
             got = _comparable(getattr(ours, name)(given, **options.get(family, {})))
             assert got == expected, name
+
+
+class _Recorder:
+    """Stands in for the processor: records the method a spelling calls and its arguments."""
+
+    def __getattr__(self, method: str) -> object:
+        def record(
+            *args: object, **kwargs: object
+        ) -> tuple[str, tuple[object, ...], dict[str, object]]:
+            return method, args, kwargs
+
+        return record
+
+
+@pytest.mark.parametrize(
+    "row", [row for row in spellings.SPELLINGS if not spellings.is_alias(*row)]
+)
+def test_each_written_spelling_is_its_table_row(row: tuple[str, OutType]) -> None:
+    """The table is the one source: the method of each family row takes the row's keywords and
+    calls the family's method with the family's fixed keywords and the row's out type."""
+    family, out_type = row
+    method = spellings.Spelled.__dict__[spellings.names(*row)[-1]]
+    taken = spellings.takes(family, out_type)
+    parameters = list(inspect.signature(method).parameters)
+    assert parameters == ["self", "input", *taken, "options"]
+    given = {name: f"<{name}>" for name in taken}
+    called, args, kwargs = method(_Recorder(), "<input>", **given, extra=1)
+    expected = dict(spellings.FAMILIES[family].fixes)
+    if out_type is not None:
+        expected["return_type"] = out_type
+    assert (called, args, kwargs) == (
+        spellings.FAMILIES[family].method,
+        ("<input>",),
+        {**given, **expected, "extra": 1},
+    )
+
+
+def test_spelled_writes_only_the_table_rows() -> None:
+    written = {n for n, v in vars(spellings.Spelled).items() if inspect.isfunction(v)}
+    rows = {
+        spellings.names(*row)[-1] for row in spellings.SPELLINGS if not spellings.is_alias(*row)
+    }
+    assert written == rows
+
+
+def test_a_spelling_has_its_source_and_its_name_in_a_traceback() -> None:
+    """Written methods, not text compiled at import: their source is in the module."""
+    method = spm.SentencePieceProcessor.EncodeAsIds
+    assert method is spm.SentencePieceProcessor.encode_as_ids
+    assert "def encode_as_ids(" in inspect.getsource(method)
+    assert method.__code__.co_filename == spellings.__file__
