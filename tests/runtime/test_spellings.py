@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
+import re
+import subprocess
+import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -46,6 +49,46 @@ def test_the_check_fails_on_a_stale_stub(tool: ModuleType, tmp_path: Path) -> No
     stale.write_text(text.replace("    EncodeAsIds = encode_as_ids\n", ""), "utf-8")
     assert stale.read_text("utf-8") != text
     assert not tool.is_current(stale)
+
+
+def test_the_check_reads_declarations_not_formatting(tool: ModuleType, tmp_path: Path) -> None:
+    """Another formatter's layout (another ruff release: line length, quotes, import order,
+    a docstring's indentation) is still current; a changed type, a missing import is not."""
+    text = tool.TARGET.read_text("utf-8")
+    imports = [line for line in text.splitlines() if re.fullmatch(r"from [\w.]+ import \w+", line)]
+    assert len(imports) >= 2
+    layout = tmp_path / "layout.pyi"
+    layout.write_text(text, "utf-8")
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ruff",
+            "format",
+            "--line-length",
+            "72",
+            "--config",
+            "format.quote-style='single'",
+            "--isolated",
+            str(layout),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    relaid = layout.read_text("utf-8")
+    relaid = relaid.replace(imports[0] + "\n", "").replace(
+        imports[1], imports[1] + "\n" + imports[0]
+    )
+    relaid = relaid.replace('"""The types of', '"""\n    The types of', 1)
+    layout.write_text(relaid, "utf-8")
+    assert relaid != text
+    assert tool.is_current(layout)
+    retyped = tmp_path / "retyped.pyi"
+    retyped.write_text(text.replace("-> list[int]:", "-> list[str]:", 1), "utf-8")
+    assert not tool.is_current(retyped)
+    unimported = tmp_path / "unimported.pyi"
+    unimported.write_text(text.replace(imports[-1] + "\n", "", 1), "utf-8")
+    assert not tool.is_current(unimported)
 
 
 def test_every_name_is_on_the_processor_once() -> None:
