@@ -206,6 +206,20 @@ def private_uses(path: Path, private: set[str]) -> list[str]:
     return found
 
 
+def silent_skips(path: Path) -> list[str]:
+    """Calls of ``pytest.importorskip``: a skip that passes under CI where the extra is
+    missing; conftest's ``require_extra`` skips visibly and fails under CI."""
+    return [
+        f"{path.name}:{node.lineno} calls importorskip: use conftest.require_extra"
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Attribute) and node.attr == "importorskip"
+    ]
+
+
+def test_no_test_skips_a_missing_extra_silently() -> None:
+    assert [found for path in sorted(TESTS.rglob("*.py")) for found in silent_skips(path)] == []
+
+
 def test_tests_mirror_the_code() -> None:
     assert misplaced_tests(TESTS) == []
 
@@ -232,4 +246,6 @@ def test_the_tree_checks_see_a_misplaced_test_and_a_private_name(tmp_path: Path)
     source = tmp_path / "codec" / "test_codec_x.py"
     source.write_text("from brahmic_pua.cli.filter_command import _x\nc._escape('a')\n")
     assert len(private_uses(source, {"_escape"})) == 2
+    source.write_text("import pytest\npytest.importorskip('pyarrow')\n")
+    assert len(silent_skips(source)) == 1
     assert "_escape" in _library_private_names()

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import examples, installed, sample
+from conftest import examples, installed, require_extra, sample
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import ALPHABET, nasty_texts
@@ -214,7 +214,7 @@ def test_a_rule_that_reads_a_space_splits_otherwise() -> None:
 def test_the_counts_write_the_rows_the_arrow_table_writes(words: dict[str, int]) -> None:
     """Both counts hand over words alike: the rows are " word<TAB>n", U+2585 escaped, the empty
     word summed and written last less the empty lines (oracle: the rows built here)."""
-    pytest.importorskip("pyarrow")
+    require_extra("pyarrow", "arrow", "the Arrow table's word rows")
     import pyarrow as pa
 
     expected = Counter(
