@@ -370,6 +370,12 @@ def test_lines_fit(page: Path) -> None:
     assert not long, "\n".join(long)
 
 
+def test_the_readme_reads_at_one_sitting() -> None:
+    """At most 200 lines: what goes past that belongs on a page of docs/ it links to."""
+    lines = (REPO / "README.md").read_text(encoding="utf-8").count("\n")
+    assert lines <= 200, f"README.md has {lines} lines: move detail to docs/"
+
+
 def test_readme_links_resolve() -> None:
     """The README is read on its own (the repository page): its relative links must exist."""
     text = (REPO / "README.md").read_text(encoding="utf-8")
