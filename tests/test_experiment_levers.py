@@ -13,7 +13,6 @@ piece holding it fills. The end-to-end resume test with both levers is in test_e
 
 from __future__ import annotations
 
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -22,11 +21,9 @@ import sentencepiece
 from conftest import require_extra, sample_training
 
 import brahmic_pua
+from examples.perplexity.data import Arm
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "perplexity"
-sys.path.insert(0, str(EXAMPLE))
-
-from data import Arm  # noqa: E402
 
 
 @pytest.fixture
@@ -67,7 +64,7 @@ def _decoded(arm: Arm, stream: list[int]) -> list[str]:
 def test_a_sampled_pass_spells_the_training_lines_and_is_read_back_alike(
     torch_: object, sample_models: dict[str, Path], plain_hindi_model: str, tmp_path: Path
 ) -> None:
-    from regularize import SampledPasses
+    from examples.perplexity.regularize import SampledPasses
 
     for arm in _arms(sample_models, plain_hindi_model):
         lines = _lines(arm)
@@ -100,7 +97,7 @@ def test_a_sampled_pass_spells_the_training_lines_and_is_read_back_alike(
 def test_a_sampling_alpha_outside_0_1_is_refused(
     torch_: object, sample_models: dict[str, Path], plain_hindi_model: str, alpha: float
 ) -> None:
-    from regularize import SampledPasses
+    from examples.perplexity.regularize import SampledPasses
 
     arm = _arms(sample_models, plain_hindi_model)[0]
     with pytest.raises(SystemExit, match="--sampling must be above 0 and at most 1"):
@@ -111,7 +108,8 @@ def test_the_composition_averages_each_pieces_characters(
     torch_: object, sample_models: dict[str, Path], plain_hindi_model: str
 ) -> None:
     import torch
-    from composed import composition
+
+    from examples.perplexity.composed import composition
 
     for arm in _arms(sample_models, plain_hindi_model):
         matrix = composition(arm, "char")
@@ -146,8 +144,9 @@ def test_the_composition_averages_each_pieces_characters(
 
 def test_a_composed_model_is_the_formula_written_out(torch_: object) -> None:
     import torch
-    from gpt import GPT, GPTConfig, parameter_count
     from torch.nn import functional as F
+
+    from examples.perplexity.gpt import GPT, GPTConfig, parameter_count
 
     cfg = GPTConfig(vocab_size=4, layers=1, heads=2, width=8, context=6, dropout=0.0)
     comp = torch.tensor([[0.5, 0.5, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 0.0], [1 / 3, 1 / 3, 1 / 3]])

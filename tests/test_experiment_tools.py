@@ -22,17 +22,16 @@ from typing import Any
 import pytest
 from conftest import corpora, require_extra, slow
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "perplexity"
-sys.path.insert(0, str(EXAMPLE))
+from examples.perplexity.attribution import NotAttributable, attribute
+from examples.perplexity.config import Config
+from examples.perplexity.data import Arm
+from examples.perplexity.options import parse_args, settings
+from examples.perplexity.preset import PRESET_DIR, PresetError, load_preset, preset_names
+from examples.perplexity.report import verdict
+from examples.perplexity.stats import bootstrap_slope, linear_fit
+from examples.perplexity.trend import checkpoint_steps, fit
 
-from attribution import NotAttributable, attribute  # noqa: E402
-from config import Config  # noqa: E402
-from data import Arm  # noqa: E402
-from options import parse_args, settings  # noqa: E402
-from preset import PRESET_DIR, PresetError, load_preset, preset_names  # noqa: E402
-from report import verdict  # noqa: E402
-from stats import bootstrap_slope, linear_fit  # noqa: E402
-from trend import checkpoint_steps, fit  # noqa: E402
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "perplexity"
 
 
 def need_torch() -> None:
@@ -57,7 +56,7 @@ def test_kneser_ney_bigram_by_hand() -> None:
     0.5, p(b|b) = 0.125, p(c|b) = 0.25 + 0.125 = 0.375;
     after c: c(c•) = 1, γ = 0.5: p(a|c) = 0.5 + 0.25 = 0.75, p(b|c) = p(c|c) = 0.125."""
     need_torch()
-    from ngram import KneserNey
+    from examples.perplexity.ngram import KneserNey
 
     model = KneserNey(ABABCA, 3, 2, discounts=[(0.5, 0.5, 0.5), (0.5, 1.0, 1.5)])
     assert model.distribution([0]) == pytest.approx([0.25, 0.625, 0.125], abs=1e-15)
@@ -72,7 +71,7 @@ def test_kneser_ney_unseen_context_and_token() -> None:
     nothing and passes the unigram level through, p1(w) = kept/4 + γ/4 with γ = 0.375:
     p1(a) = 0.375 + 0.09375, p1(b) = p1(c) = 0.125 + 0.09375, p1(3) = 0.09375."""
     need_torch()
-    from ngram import KneserNey
+    from examples.perplexity.ngram import KneserNey
 
     model = KneserNey(ABABCA, 4, 2, discounts=[(0.5, 0.5, 0.5), (0.5, 1.0, 1.5)])
     assert model.distribution([3]) == pytest.approx([0.46875, 0.21875, 0.21875, 0.09375], abs=1e-15)
@@ -84,7 +83,7 @@ def test_kneser_ney_sums_to_one() -> None:
     need_torch()
     import random
 
-    from ngram import KneserNey
+    from examples.perplexity.ngram import KneserNey
 
     draw = random.Random(3)
     ids = [draw.choice([0, 1, 1, 2, 3, 3, 3, 4, 5, 6, 7]) for _ in range(2000)]
@@ -100,7 +99,7 @@ def test_kneser_ney_scorer_matches_distribution() -> None:
     need_torch()
     import random
 
-    from ngram import KneserNey, bits_per_byte
+    from examples.perplexity.ngram import KneserNey, bits_per_byte
 
     draw = random.Random(5)
     ids = [draw.choice([0, 1, 1, 2, 3, 3, 4]) for _ in range(500)]
@@ -118,7 +117,7 @@ def test_order_one_is_the_unigram() -> None:
     (c(w) − D(c(w)))/N + γ/V with γ = Σ D/N: a 3, b 2, c 1 of N = 6, V = 4, D = (0.5, 1, 1.5):
     γ = 3/6, p = (1.5, 1, 0.5, 0)/6 + 0.125."""
     need_torch()
-    from ngram import KneserNey
+    from examples.perplexity.ngram import KneserNey
 
     ids = [0, 0, 0, 1, 1, 2]
     ml = KneserNey(ids, 4, 1, unigram_discount=False)
@@ -135,7 +134,8 @@ def test_discounts_from_counts_of_counts() -> None:
     D2 = 2 − 3·0.5·3/5 = 1.1, D3+ = 3 − 4·0.5·2/3 = 1.6667 (Chen and Goodman's estimates)."""
     need_torch()
     import torch
-    from ngram import estimate_discounts
+
+    from examples.perplexity.ngram import estimate_discounts
 
     counts = torch.tensor(
         [1.0] * 10 + [2.0] * 5 + [3.0] * 3 + [4.0] * 2 + [9.0], dtype=torch.float64

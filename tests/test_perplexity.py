@@ -22,11 +22,7 @@ from conftest import corpora, installed, require_extra, slow
 
 from brahmic_pua.evaluation.malformed import KINDS, count_malformed
 from brahmic_pua.evaluation.metrics import bits_per_byte, per_token_perplexity
-
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "perplexity"
-sys.path.insert(0, str(EXAMPLE))
-
-from data import (  # noqa: E402
+from examples.perplexity.data import (
     NEWS,
     TRAIN,
     Arm,
@@ -35,9 +31,9 @@ from data import (  # noqa: E402
     read_lines,
     training_text,
 )
-from options import parse_args, settings  # noqa: E402
-from plot import COLOURS, bar_chart, line_chart  # noqa: E402
-from stats import (  # noqa: E402
+from examples.perplexity.options import parse_args, settings
+from examples.perplexity.plot import COLOURS, bar_chart, line_chart
+from examples.perplexity.stats import (
     bootstrap_ratio,
     excludes_zero,
     mean_ci,
@@ -45,6 +41,8 @@ from stats import (  # noqa: E402
     percentile,
     t_quantile,
 )
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "perplexity"
 
 
 def need_torch() -> None:
@@ -228,7 +226,8 @@ def test_smoke_run_scores_each_heldout_file_on_its_own(tmp_path: Path) -> None:
 def test_sampler_is_seeded_and_in_vocabulary() -> None:
     need_torch()
     import torch
-    from gpt import GPT, GPTConfig, sample
+
+    from examples.perplexity.gpt import GPT, GPTConfig, sample
 
     torch.manual_seed(0)
     model = GPT(GPTConfig(vocab_size=50, layers=1, heads=2, width=16, context=8, dropout=0.0))
@@ -316,8 +315,8 @@ def test_each_heldout_file_is_scored_and_reported_on_its_own() -> None:
     arms on that file's lines, and report.heldout_files_section gives every file its section
     with its own numbers; a single held-out text gets no such section (results.md unchanged).
     The oracle: total NLL in bits over UTF-8 bytes with line ends, computed here."""
-    from report import heldout_files_section
-    from results import heldout_file
+    from examples.perplexity.report import heldout_files_section
+    from examples.perplexity.results import heldout_file
 
     arms = [Arm(n, n.split("-")[0], "bpe", _Characters()) for n in ("plain-bpe", "brahmic_pua-bpe")]
     files = {"a.txt": ["అమ్మ", "ab c"], "b.txt": ["కొత్త వార్త", "x", "యిది"]}

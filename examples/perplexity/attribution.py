@@ -42,10 +42,10 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from data import Arm
-
 from brahmic_pua import segment
 from brahmic_pua.orthography import CharClass, classify, script_of_char, unicode_script
+
+from .data import Arm
 
 RARE = 10  # a cluster seen fewer times than this in the training text is rare
 LINE_END = "line end"

@@ -11,9 +11,10 @@ both spelled by their characters, so the lever is given to each arm alike.
 from __future__ import annotations
 
 import torch
-from data import Arm
 
 from brahmic_pua.model.embedding_parts import Unit, piece_parts
+
+from .data import Arm
 
 
 def composition(arm: Arm, unit: Unit) -> torch.Tensor:

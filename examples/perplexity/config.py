@@ -14,9 +14,9 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from data import ARM_SPECS, ARMS, EXTRA, TRAIN
-
 from brahmic_pua.model.embedding_parts import Unit
+
+from .data import ARM_SPECS, ARMS, EXTRA, TRAIN
 
 
 def in_preset(default: Any, help: str | None = None, *, none: str | None = None, **how: Any) -> Any:

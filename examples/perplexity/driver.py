@@ -13,11 +13,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import resume
-from config import Config
-from data import ARM_SPECS, Arm, Streams, line_bytes, train_arm
-from estimate import size_run
-from so_far import report_so_far
+from . import resume
+from .config import Config
+from .data import ARM_SPECS, Arm, Streams, line_bytes, train_arm
+from .estimate import size_run
+from .so_far import report_so_far
 
 #: One model's training (run.py's run_seed with the streams bound): settings, arm, seed, its
 #: steps, its state folder and the step budget; its record, or None when the budget stopped it.

@@ -10,9 +10,10 @@ import time
 from dataclasses import replace
 
 import torch
-from config import Config
-from gpt import GPT, gpt_config, tokens_per_second, train_config
-from trend import checkpoint_steps
+
+from .config import Config
+from .gpt import GPT, gpt_config, tokens_per_second, train_config
+from .trend import checkpoint_steps
 
 
 def size_run(

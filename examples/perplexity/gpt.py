@@ -18,7 +18,7 @@ from torch import nn
 from torch.nn import functional as F
 
 if TYPE_CHECKING:  # only a type here: the model does not depend on how settings are read
-    from config import Config
+    from .config import Config
 
 
 @dataclass(frozen=True)

@@ -14,11 +14,11 @@ from itertools import groupby
 from pathlib import Path
 from typing import Any
 
-from data import ARM_SPECS, Arm, train_arm
-
 from brahmic_pua.evaluation import metrics
 from brahmic_pua.evaluation.malformed import MalformedCount, count_malformed
 from brahmic_pua.evaluation.o200k import O200k
+
+from .data import ARM_SPECS, Arm, train_arm
 
 
 def tokenizer_table(

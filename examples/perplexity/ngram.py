@@ -38,8 +38,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import torch
-from data import Arm, line_bytes, per_line
-from stats import bootstrap_ratio
+
+from .data import Arm, line_bytes, per_line
+from .stats import bootstrap_ratio
 
 MIN_DISCOUNT = 0.05
 

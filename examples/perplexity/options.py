@@ -14,9 +14,9 @@ from dataclasses import fields
 from pathlib import Path
 from typing import NoReturn
 
-from config import Config
-from data import ARM_SPECS, STOCK_ARMS
-from preset import PresetError, load_preset
+from .config import Config
+from .data import ARM_SPECS, STOCK_ARMS
+from .preset import PresetError, load_preset
 
 #: The preset a run starts from when --preset is not given.
 DEFAULT_PRESET = "smoke"

@@ -19,8 +19,13 @@ import unicodedata
 from collections import Counter
 from pathlib import Path
 
-from attribution import piece_text
-from data import ARM_SPECS, Arm, heldout_texts, train_arm, training_text
+# Run as a file (``python examples/perplexity/pieces.py``), this folder is sys.path[0]: the
+# repository root goes first, so that the experiment's modules import as one package,
+# examples.perplexity, as tests and tools import them.
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from examples.perplexity.attribution import piece_text
+from examples.perplexity.data import ARM_SPECS, Arm, heldout_texts, train_arm, training_text
 
 
 def shown(arm: Arm) -> list[str]:

@@ -15,8 +15,8 @@ from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any, get_type_hints
 
-from config import PRESET_KEYS, Config
-from data import ARM_SPECS
+from .config import PRESET_KEYS, Config
+from .data import ARM_SPECS
 
 PRESET_DIR = Path(__file__).resolve().parent / "presets"
 

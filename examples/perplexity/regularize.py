@@ -24,7 +24,8 @@ from typing import Any
 
 import sentencepiece
 import torch
-from data import Arm
+
+from .data import Arm
 
 
 class SampledPasses:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from stats import excludes_zero
+from .stats import excludes_zero
 
 UNDERTRAINED = (
     "Models this small, trained this briefly, are under-trained: their losses are still falling "

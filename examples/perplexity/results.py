@@ -18,14 +18,15 @@ from pathlib import Path
 from typing import Any
 
 import sentencepiece
-from config import Config
-from data import ARM_SPECS, Arm, line_bytes, per_line, text_size
-from measures import language_metrics, malformed, pooled_malformed
-from plot import bar_chart, line_chart, trend_chart
-from stats import bootstrap_ratio, mean_ci, paired_difference
-from trend import checkpoint_bits_per_byte
 
 import brahmic_pua
+
+from .config import Config
+from .data import ARM_SPECS, Arm, line_bytes, per_line, text_size
+from .measures import language_metrics, malformed, pooled_malformed
+from .plot import bar_chart, line_chart, trend_chart
+from .stats import bootstrap_ratio, mean_ci, paired_difference
+from .trend import checkpoint_bits_per_byte
 
 Trajectory = dict[int, dict[str, Any]]  # step -> {"tokens_seen", "lines": each seed's per-line NLL}
 

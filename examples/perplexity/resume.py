@@ -20,11 +20,12 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from config import Config
-from data import Arm
-from gpt import GPT, Trainer
 
 from brahmic_pua.io.lock import Held, exclusive
+
+from .config import Config
+from .data import Arm
+from .gpt import GPT, Trainer
 
 Checkpoints = list[dict[str, Any]]  # {"step", "tokens_seen", "lines": per-line NLL}
 

@@ -43,20 +43,41 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-import driver
-import resume
+# Run as a file (``python examples/perplexity/run.py``), this folder is sys.path[0]: the
+# repository root goes first, so that the experiment's modules import as one package,
+# examples.perplexity, as tests and tools import them.
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
 import torch
-from attribution import attribute_pairs
-from composed import composition
-from config import Config
-from data import Arm, Streams, heldout_texts, line_bytes, per_line, text_size, training_text
-from gpt import GPT, Trainer, gpt_config, parameter_count, sample, score, train_config
-from measures import sample_metrics, tokenizer_table
-from ngram import ngram_table
-from options import arm_names, parse_args, settings
-from regularize import SampledPasses
-from report import UNDERTRAINED, markdown, ngram_markdown
-from results import (
+
+from examples.perplexity import driver, resume
+from examples.perplexity.attribution import attribute_pairs
+from examples.perplexity.composed import composition
+from examples.perplexity.config import Config
+from examples.perplexity.data import (
+    Arm,
+    Streams,
+    heldout_texts,
+    line_bytes,
+    per_line,
+    text_size,
+    training_text,
+)
+from examples.perplexity.gpt import (
+    GPT,
+    Trainer,
+    gpt_config,
+    parameter_count,
+    sample,
+    score,
+    train_config,
+)
+from examples.perplexity.measures import sample_metrics, tokenizer_table
+from examples.perplexity.ngram import ngram_table
+from examples.perplexity.options import arm_names, parse_args, settings
+from examples.perplexity.regularize import SampledPasses
+from examples.perplexity.report import UNDERTRAINED, markdown, ngram_markdown
+from examples.perplexity.results import (
     arm_entry,
     data_settings,
     difference,
@@ -67,7 +88,7 @@ from results import (
     score_arm,
     write_results,
 )
-from trend import checkpoint_steps, gap_trend
+from examples.perplexity.trend import checkpoint_steps, gap_trend
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -18,12 +18,13 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from config import Config
-from data import Arm
-from gpt import GPT, gpt_config, parameter_count
-from report import trend_section
-from results import plot_trend, write_results
-from trend import gap_trend
+
+from .config import Config
+from .data import Arm
+from .gpt import GPT, gpt_config, parameter_count
+from .report import trend_section
+from .results import plot_trend, write_results
+from .trend import gap_trend
 
 Trajectory = dict[int, dict[str, Any]]  # step -> {"tokens_seen", "lines": per-line NLL}
 

@@ -15,7 +15,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from stats import bootstrap_ratio, bootstrap_slope, excludes_zero, linear_fit, paired_difference
+from .stats import bootstrap_ratio, bootstrap_slope, excludes_zero, linear_fit, paired_difference
 
 TREND_CAVEAT = (
     "How far to trust the fit: the checkpoints come from the same runs and score the same lines, "

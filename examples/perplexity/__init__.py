@@ -1,0 +1,1 @@
+"""The perplexity experiment (run.py says what it measures and how to run it)."""
