@@ -35,11 +35,8 @@ it starts and ends on a cluster boundary (so ``భారత`` added leaves ``"�
 tokens match anywhere. Every text without added tokens gets exactly brahmic_pua's ids, a text
 that starts with a space too.
 
-A batch of texts, ``tok(texts, ...)``, is encoded in one pass: one batch ``encode`` of the
-processor for the texts without an added token's text in them, the special tokens, masks and
-truncation added as transformers' ``prepare_for_model`` adds them, one ``pad``; the output is
-key for key the one transformers' row-at-a-time path gives (which pairs, pretokenized words,
-offsets and overflow still take).
+A batch of texts, ``tok(texts, ...)``, is encoded in one pass where it can
+(:mod:`brahmic_pua.integrations.hf_batch`), key for key as transformers' row-at-a-time path.
 
 ``return_offsets_mapping=True`` gives each token its characters in the caller's string (the
 processor's offsets; special tokens and padding ``(0, 0)``), and the output's ``word_ids()``,
@@ -56,28 +53,39 @@ from __future__ import annotations
 import inspect
 import os
 import re
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
-from dataclasses import dataclass, field, fields
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 try:
     from transformers import BatchEncoding, PreTrainedTokenizer
-    from transformers.tokenization_utils_base import TruncationStrategy
-    from transformers.utils import CHAT_TEMPLATE_DIR, CHAT_TEMPLATE_FILE, PaddingStrategy
+    from transformers.utils import PaddingStrategy
 except ModuleNotFoundError as error:
     if error.name != "transformers":
         raise
     raise ImportError("brahmic_pua.hf needs transformers: pip install 'brahmic-pua[hf]'") from None
 
-from brahmic_pua.integrations.hf_encoding import RowMaps, word_starts
+from brahmic_pua.integrations.hf_batch import encode_batch
+from brahmic_pua.integrations.hf_encoding import (
+    ROW_MAPS,
+    RowMaps,
+    row_maps,
+    with_spans,
+    word_starts,
+)
 from brahmic_pua.integrations.hf_fast import FAST_FILE, point_at_fast, save_fast_file
+from brahmic_pua.integrations.hf_files import (
+    AUTO_MODULE,
+    AUTO_MODULE_TEXT,
+    MODEL_FILE,
+    VOCAB_FILES_NAMES,
+    prefixed_files,
+    remove_earlier,
+)
+from brahmic_pua.integrations.hf_options import EncodeOptions
 from brahmic_pua.integrations.hf_text import (
     Encoded,
     Part,
-    Span,
     Stretches,
     cut,
     split,
@@ -85,30 +93,6 @@ from brahmic_pua.integrations.hf_text import (
 )
 from brahmic_pua.runtime.processor import SentencePieceProcessor
 
-MODEL_FILE = "brahmic_pua.model"
-#: Not ``tokenizer.model``: generic loaders would pick that up and decode it to PUA codes.
-VOCAB_FILES_NAMES = {"vocab_file": MODEL_FILE}
-AUTO_MODULE = "tokenization_brahmic_pua"
-AUTO_MODULE_TEXT = '''"""For AutoTokenizer.from_pretrained(dir, trust_remote_code=True): the
-tokenizer from the installed brahmic_pua (pip install 'brahmic-pua[hf]')."""
-
-from brahmic_pua.hf import {name}
-
-__all__ = ["{name}"]
-'''
-#: What ``save_pretrained(dir, filename_prefix=P)`` writes as ``P-<name>``, by the key under
-#: which ``from_pretrained`` resolves the unprefixed file (it never looks for prefixed ones).
-PREFIXED = {
-    "vocab_file": MODEL_FILE,
-    "tokenizer_config_file": "tokenizer_config.json",
-    "added_tokens_file": "added_tokens.json",
-    "special_tokens_map_file": "special_tokens_map.json",
-    "chat_template_file": CHAT_TEMPLATE_FILE,
-}
-#: What ``save_pretrained`` writes only where the tokenizer has it (added tokens beyond the
-#: model, a chat template; the named templates go under ``CHAT_TEMPLATE_DIR``), and
-#: ``from_pretrained`` reads back wherever it is: a copy an earlier save left is removed first.
-WRITTEN_IF_SET = ("added_tokens.json", CHAT_TEMPLATE_FILE, FAST_FILE)
 #: A chat template for a model trained without one (docs/huggingface.md#chat-templates): each
 #: message ``<s>role: content</s>``, the prompt for a reply ``<s>assistant:``. Only the model's
 #: own ``<s>`` and ``</s>`` mark the turns, so no token is added (no embedding to resize). The
@@ -138,94 +122,6 @@ PATTERNS = {
     (True, True): "bos_eos",
 }
 FLAGS = {pattern: flags for flags, pattern in PATTERNS.items()}
-#: What ``__call__`` passes on to ``_encode_plus`` in its keywords that the batch path reads;
-#: a batch with any other keyword takes transformers' path, a row at a time.
-BATCH_KEYWORDS = frozenset({"split_special_tokens", "return_offsets_mapping"})
-#: The truncations the batch path applies to a single sequence, as ``truncate_sequences`` does.
-BATCH_TRUNCATION = (
-    TruncationStrategy.DO_NOT_TRUNCATE,
-    TruncationStrategy.LONGEST_FIRST,
-    TruncationStrategy.ONLY_FIRST,
-)
-#: What :class:`EncodeOptions` does not pass to ``prepare_for_model`` (it takes the strategies
-#: by name, as ``padding`` and ``truncation``; tensors and words are the caller's business).
-NOT_FOR_MODEL = frozenset(
-    {"padding_strategy", "truncation_strategy", "is_split_into_words", "return_tensors", "extra"}
-)
-
-
-@dataclass(frozen=True)
-class EncodeOptions:
-    """The keywords transformers gives ``_encode_plus`` besides the texts, with its defaults,
-    as one value: each step of the encoding reads what it needs, and :meth:`keywords` and
-    :meth:`for_model` give them back to transformers' own ``_encode_plus`` and
-    ``prepare_for_model``."""
-
-    add_special_tokens: bool = True
-    padding_strategy: PaddingStrategy = PaddingStrategy.DO_NOT_PAD
-    truncation_strategy: TruncationStrategy = TruncationStrategy.DO_NOT_TRUNCATE
-    max_length: int | None = None
-    stride: int = 0
-    is_split_into_words: bool = False
-    pad_to_multiple_of: int | None = None
-    padding_side: str | None = None
-    return_tensors: Any = None
-    return_token_type_ids: bool | None = None
-    return_attention_mask: bool | None = None
-    return_overflowing_tokens: bool = False
-    return_special_tokens_mask: bool = False
-    return_length: bool = False
-    verbose: bool = True
-    #: Every other keyword (``__call__`` passes ``split_special_tokens`` and
-    #: ``return_offsets_mapping``; ``apply_chat_template`` ``sanitize_control_tokens``...).
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    @classmethod
-    def of(cls, keywords: dict[str, Any]) -> EncodeOptions:
-        names = {option.name for option in fields(cls)} - {"extra"}
-        given = {name: value for name, value in keywords.items() if name in names}
-        extra = {k: v for k, v in keywords.items() if k not in names}
-        # apply_chat_template passes it, False unless asked: False is no keyword at all (it
-        # kept a batch of chats off the one-pass path)
-        if not extra.get("sanitize_control_tokens", True):
-            del extra["sanitize_control_tokens"]
-        return cls(**given, extra=extra)
-
-    def keywords(self) -> dict[str, Any]:
-        """All of them, as ``_encode_plus`` takes them."""
-        named = {option.name: getattr(self, option.name) for option in fields(self)}
-        del named["extra"]
-        return named | self.extra
-
-    def for_model(self) -> dict[str, Any]:
-        """Those ``prepare_for_model`` takes (the strategies by name), but the tensors."""
-        named = {
-            option.name: getattr(self, option.name)
-            for option in fields(self)
-            if option.name not in NOT_FOR_MODEL
-        }
-        strategies = {"padding": self.padding_strategy.value}
-        return named | strategies | {"truncation": self.truncation_strategy.value}
-
-
-#: The maps of the rows of a batch that transformers encodes a row at a time (:func:`row_maps`).
-ROW_MAPS: ContextVar[list[RowMaps] | None] = ContextVar("brahmic_pua_row_maps", default=None)
-
-
-@contextmanager
-def row_maps() -> Iterator[list[RowMaps]]:
-    """The maps of the rows encoded with offsets while transformers' ``_encode_plus`` runs:
-    for a batch it calls ``_encode_plus`` on each row and keeps only the row's keys, so the
-    maps each row's output holds would be lost. A context variable, not an argument (a
-    keyword would travel through transformers' own ``**kwargs``) nor an attribute (a tokenizer
-    may encode in several threads at once); each call collects its own rows, so a row that
-    goes transformers' way inside a batch does not add to the batch's."""
-    rows: list[RowMaps] = []
-    collecting = ROW_MAPS.set(rows)
-    try:
-        yield rows
-    finally:
-        ROW_MAPS.reset(collecting)
 
 
 class BrahmicPuaTokenizer(PreTrainedTokenizer):  # type: ignore[misc]
@@ -301,7 +197,7 @@ class BrahmicPuaTokenizer(PreTrainedTokenizer):  # type: ignore[misc]
         if os.path.isdir(where) and (
             prefix is not None or resolved_vocab_files.get("vocab_file") is None
         ):
-            resolved_vocab_files = {**resolved_vocab_files, **_prefixed(Path(where), prefix)}
+            resolved_vocab_files = {**resolved_vocab_files, **prefixed_files(Path(where), prefix)}
         return super()._from_pretrained(
             resolved_vocab_files, pretrained_model_name_or_path, *args, **kwargs
         )
@@ -471,7 +367,7 @@ class BrahmicPuaTokenizer(PreTrainedTokenizer):  # type: ignore[misc]
         special token, padding: ``(0, 0)``). Anything else (another batch, ids, tokens, a
         chat's marked text) goes transformers' way, which comes back here for each row."""
         options = EncodeOptions.of(keywords)
-        batch = self._encode_batch(text, text_pair, options)
+        batch = encode_batch(self, text, text_pair, options, self._batch_ids)
         if batch is not None:
             return batch
         words = options.is_split_into_words
@@ -516,7 +412,7 @@ class BrahmicPuaTokenizer(PreTrainedTokenizer):  # type: ignore[misc]
                 prepend_batch_axis=True,
                 **options.for_model(),
             )
-        return self._with_spans(first, second, options.return_tensors, options.for_model())
+        return with_spans(self, first, second, options.return_tensors, options.for_model())
 
     def _with_row_maps(self, out: Any, rows: list[RowMaps], options: EncodeOptions) -> Any:
         """transformers' output for a batch it encoded a row at a time, calling
@@ -532,123 +428,6 @@ class BrahmicPuaTokenizer(PreTrainedTokenizer):  # type: ignore[misc]
             for row, ids in zip(rows, out["input_ids"], strict=True)
         ]
         return BatchEncoding(out.data, encoding=maps, n_sequences=rows[0].n_sequences)
-
-    def _encode_batch(self, text: Any, text_pair: Any, options: EncodeOptions) -> Any:
-        """A batch of texts in one pass, or ``None`` where transformers' path is to encode it.
-
-        transformers' ``_encode_plus`` encodes a batch a row at a time: this method, then
-        ``prepare_for_model`` (special tokens, truncation, the masks), then one ``pad``. Here
-        the texts are encoded by one batch call of each processor (a text with an added
-        token's text in it as one text is), and the rows are built as ``prepare_for_model``
-        builds them, from the ids it puts around every sequence; ``pad`` is the same call.
-        Taken where :meth:`_batch_applies`; the output is the row-at-a-time path's, key for key
-        (tests/integrations/test_hf_batch.py)."""
-        if not self._batch_applies(text, text_pair, options):
-            return None
-        split_special_tokens = options.extra.get("split_special_tokens", self.split_special_tokens)
-        try:
-            around = self._around() if options.add_special_tokens else ([], [], 0)
-            rows = self._batch_ids(text, bool(split_special_tokens))
-        except ValueError:
-            # build_inputs_with_special_tokens without the pattern's token, or a text that is
-            # not Unicode (a lone surrogate): the row-at-a-time path raises it, as it always has
-            return None
-        if around is None:
-            return None
-        out = self._batch_rows(self._truncated(rows, options), around, options)
-        padded = self.pad(
-            out,
-            padding=options.padding_strategy.value,
-            max_length=options.max_length,
-            pad_to_multiple_of=options.pad_to_multiple_of,
-            padding_side=options.padding_side,
-            return_attention_mask=options.return_attention_mask,
-        )
-        return BatchEncoding(padded, tensor_type=options.return_tensors)
-
-    def _batch_applies(self, text: Any, text_pair: Any, options: EncodeOptions) -> bool:
-        """Whether :meth:`_encode_batch` takes the call: a list of texts, no pair, no words,
-        no offsets, no overflow, no stride, a truncation of a single sequence to
-        ``max_length`` (or none), no keyword it does not know, and transformers'
-        ``prepare_for_tokenization`` (a subclass's own may change the texts)."""
-        truncation = options.truncation_strategy
-        return (
-            text_pair is None
-            and not options.is_split_into_words
-            and not options.return_overflowing_tokens
-            and not options.stride
-            and isinstance(text, (list, tuple))
-            and bool(text)
-            and all(isinstance(item, str) for item in text)
-            and not options.extra.keys() - BATCH_KEYWORDS
-            and not options.extra.get("return_offsets_mapping")
-            and truncation in BATCH_TRUNCATION
-            and (truncation == TruncationStrategy.DO_NOT_TRUNCATE or options.max_length is not None)
-            and type(self).prepare_for_tokenization is PreTrainedTokenizer.prepare_for_tokenization
-        )
-
-    def _truncated(self, rows: list[list[int]], options: EncodeOptions) -> list[list[int]]:
-        """Each row cut to ``max_length`` with its special tokens, on the tokenizer's
-        ``truncation_side``, as ``truncate_sequences`` cuts a single sequence."""
-        if options.truncation_strategy == TruncationStrategy.DO_NOT_TRUNCATE:
-            return rows
-        if not options.max_length:
-            return rows
-        specials = self.num_special_tokens_to_add(pair=False) if options.add_special_tokens else 0
-        left = self.truncation_side == "left"
-        out = []
-        for ids in rows:
-            cut = len(ids) + specials - options.max_length
-            out.append(ids if cut <= 0 else ids[cut:] if left else ids[:-cut])
-        return out
-
-    def _batch_rows(
-        self,
-        rows: list[list[int]],
-        around: tuple[list[int], list[int], int],
-        options: EncodeOptions,
-    ) -> dict[str, Any]:
-        """The unpadded keys of the rows, as ``prepare_for_model`` gives them: the ids with
-        what it puts ``around`` them, the masks and lengths asked for; the warning it gives
-        for a sequence longer than the model's, once."""
-        prefix, suffix, typed = around
-        sequences = [prefix + ids + suffix for ids in rows]
-        out: dict[str, Any] = {"input_ids": sequences}
-        return_token_type_ids = options.return_token_type_ids
-        if return_token_type_ids is None:
-            return_token_type_ids = "token_type_ids" in self.model_input_names
-        if return_token_type_ids:
-            out["token_type_ids"] = [[0] * (len(ids) + typed) for ids in rows]
-        if options.return_special_tokens_mask:
-            head, tail = [1] * len(prefix), [1] * len(suffix)
-            out["special_tokens_mask"] = [head + [0] * len(ids) + tail for ids in rows]
-        if options.verbose and options.max_length is None:
-            long = next((ids for ids in sequences if len(ids) > self.model_max_length), None)
-            if long is not None:  # prepare_for_model gives the warning, as for the row alone
-                self.prepare_for_model(long, add_special_tokens=False, return_attention_mask=False)
-        if options.return_length:
-            out["length"] = [len(ids) for ids in sequences]
-        return out
-
-    def _around(self) -> tuple[list[int], list[int], int] | None:
-        """What ``prepare_for_model`` puts around every single sequence with
-        ``add_special_tokens``: the ids before and after it (``special_tokens_mask`` 1, the
-        rest 0) and how many more ``token_type_ids`` (all 0) it has than the sequence has ids;
-        read off the methods it calls, on stand-in ids. ``None`` where they put anything else."""
-        one, two = [-1], [-1, -2]
-        built: list[int] = self.build_inputs_with_special_tokens(one)
-        if built.count(-1) != 1:
-            return None
-        at = built.index(-1)
-        prefix, suffix = built[:at], built[at + 1 :]
-        if self.build_inputs_with_special_tokens(two) != prefix + two + suffix:
-            return None
-        if self.get_special_tokens_mask(one) != [1] * len(prefix) + [0] + [1] * len(suffix):
-            return None
-        types: list[int] = self.create_token_type_ids_from_sequences(one)
-        if any(types) or len(self.create_token_type_ids_from_sequences(two)) != len(types) + 1:
-            return None
-        return prefix, suffix, len(types) - 1
 
     def _batch_ids(self, texts: Sequence[str], split_special_tokens: bool) -> list[list[int]]:
         """The ids of each text, as :meth:`_encode_text` gives them: texts without an added
@@ -678,38 +457,6 @@ class BrahmicPuaTokenizer(PreTrainedTokenizer):  # type: ignore[misc]
             longest = sorted(tokens, key=len, reverse=True)
             known = self._added_search = tokens, re.compile("|".join(map(re.escape, longest)))
         return known[1].search
-
-    def _with_spans(
-        self, first: Encoded, second: Encoded | None, return_tensors: Any, options: dict[str, Any]
-    ) -> Any:
-        """``prepare_for_model`` on stand-ins, ``-1 - k`` for the k-th token: it truncates,
-        adds special tokens and pads as it does for ids, and each stand-in left in its
-        output (or its overflow) says which token, and so which span, stands there; its own
-        tokens (ids ≥ 0) are special or padding, ``(0, 0)``."""
-        ids = first.ids + ([] if second is None else second.ids)
-        spans: list[Span] = (first.spans or []) + ([] if second is None else second.spans or [])
-        stand_ins = [-1 - k for k in range(len(ids))]
-        cut = len(first.ids)
-        out = self.prepare_for_model(
-            stand_ins[:cut], pair_ids=None if second is None else stand_ins[cut:], **options
-        )
-        data = dict(out)
-        data["offset_mapping"] = [spans[-1 - k] if k < 0 else (0, 0) for k in data["input_ids"]]
-        words = first.words + ([] if second is None else second.words)
-        maps = RowMaps(
-            ids=[ids[-1 - k] if k < 0 else k for k in data["input_ids"]],
-            tokens=[],
-            offsets=data["offset_mapping"],
-            word_ids=[words[-1 - k] if k < 0 else None for k in data["input_ids"]],
-            sequence_ids=[None if k >= 0 else int(-1 - k >= cut) for k in data["input_ids"]],
-        )
-        maps.tokens.extend(self.convert_ids_to_tokens(maps.ids))
-        for key in ("input_ids", "overflowing_tokens"):
-            if key in data:
-                data[key] = [ids[-1 - k] if k < 0 else k for k in data[key]]
-        return BatchEncoding(
-            data, encoding=[maps], tensor_type=return_tensors, prepend_batch_axis=True
-        )
 
     def _pad(
         self,
@@ -827,7 +574,7 @@ class BrahmicPuaTokenizer(PreTrainedTokenizer):  # type: ignore[misc]
         it no longer has."""
         directory = Path(save_directory)
         if directory.is_dir():
-            _remove_earlier(directory, filename_prefix)
+            remove_earlier(directory, filename_prefix)
         saved: tuple[str, ...] | None = super().save_pretrained(
             save_directory, legacy_format, filename_prefix, push_to_hub, **kwargs
         )
@@ -850,45 +597,3 @@ class BrahmicPuaTokenizer(PreTrainedTokenizer):  # type: ignore[misc]
         shim.write_text(AUTO_MODULE_TEXT.format(name=type(self).__name__), encoding="utf-8")
         fast = save_fast_file(Path(save_directory, prefix + FAST_FILE), model, self)
         return (str(model), str(shim)) + ((str(fast),) if fast is not None else ())
-
-
-def _remove_earlier(directory: Path, prefix: str | None) -> None:
-    """The files of :data:`WRITTEN_IF_SET` under ``prefix`` in ``directory``, and the named
-    chat templates (``*.jinja`` of its ``CHAT_TEMPLATE_DIR``, the folder too once empty)."""
-    start = f"{prefix}-" if prefix else ""
-    for name in WRITTEN_IF_SET:
-        (directory / f"{start}{name}").unlink(missing_ok=True)
-    named = directory / f"{start}{CHAT_TEMPLATE_DIR}"
-    if named.is_dir():
-        for template in named.glob("*.jinja"):
-            template.unlink()
-        if not any(named.iterdir()):
-            named.rmdir()
-
-
-def _prefixed(directory: Path, prefix: str | None) -> dict[str, str | None]:
-    """The files ``save_pretrained(directory, filename_prefix=prefix)`` wrote, by the keys
-    ``from_pretrained`` resolves (``None`` where one was not written); without ``prefix``, the
-    one prefix of a ``*-brahmic_pua.model`` in the directory. A missing or ambiguous model is
-    one line saying so, not the processor's "cannot read model None"."""
-    if prefix is None:
-        found = sorted(
-            path.name[: -len(MODEL_FILE) - 1] for path in directory.glob(f"?*-{MODEL_FILE}")
-        )
-        if not found:
-            raise ValueError(
-                f"{directory} holds no {MODEL_FILE}: not a directory that "
-                "BrahmicPuaTokenizer.save_pretrained wrote"
-            )
-        if len(found) > 1:
-            raise ValueError(
-                f"{directory} holds {len(found)} prefixed models ({', '.join(found)}): "
-                "pass filename_prefix= to from_pretrained to choose one"
-            )
-        prefix = found[0]
-    files = {key: directory / f"{prefix}-{name}" for key, name in PREFIXED.items()}
-    for template in (directory / f"{prefix}-{CHAT_TEMPLATE_DIR}").glob("*.jinja"):
-        files[f"chat_template_{template.stem}"] = template  # the keys transformers reads
-    if not files["vocab_file"].is_file():
-        raise ValueError(f"{directory} holds no {prefix}-{MODEL_FILE}")
-    return {key: str(path) if path.is_file() else None for key, path in files.items()}

@@ -11,12 +11,22 @@ padding; words numbered from 0 in each sequence of a pair.
 Words: given words (``is_split_into_words=True``) are the words; in a text, a word starts at
 each piece that starts with ``▁`` (a space, or spm's dummy prefix), at each added token (a word
 of its own, as a fast tokenizer splits them), and at the first piece after one.
+
+A row's maps are made by :func:`with_spans`; a batch that transformers encodes a row at a time
+collects its rows' maps through :func:`row_maps`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
+
+from transformers import BatchEncoding
+
+from brahmic_pua.integrations.hf_text import Encoded
 
 Span = tuple[int, int]
 
@@ -91,3 +101,58 @@ def word_starts(pieces: list[str]) -> list[bool]:
     """Which pieces of a stretch (between added tokens) start a word: its first, and each
     one with ``▁``."""
     return [k == 0 or piece.startswith("▁") for k, piece in enumerate(pieces)]
+
+
+#: The maps of the rows of a batch that transformers encodes a row at a time (:func:`row_maps`).
+ROW_MAPS: ContextVar[list[RowMaps] | None] = ContextVar("brahmic_pua_row_maps", default=None)
+
+
+@contextmanager
+def row_maps() -> Iterator[list[RowMaps]]:
+    """The maps of the rows encoded with offsets while transformers' ``_encode_plus`` runs:
+    for a batch it calls ``_encode_plus`` on each row and keeps only the row's keys, so the
+    maps each row's output holds would be lost. A context variable, not an argument (a
+    keyword would travel through transformers' own ``**kwargs``) nor an attribute (a tokenizer
+    may encode in several threads at once); each call collects its own rows, so a row that
+    goes transformers' way inside a batch does not add to the batch's."""
+    rows: list[RowMaps] = []
+    collecting = ROW_MAPS.set(rows)
+    try:
+        yield rows
+    finally:
+        ROW_MAPS.reset(collecting)
+
+
+def with_spans(
+    tok: Any,
+    first: Encoded,
+    second: Encoded | None,
+    return_tensors: Any,
+    options: dict[str, Any],
+) -> Any:
+    """A row's output with its offsets and maps: ``tok.prepare_for_model`` on stand-ins,
+    ``-1 - k`` for the k-th token: it truncates, adds special tokens and pads as it does for
+    ids, and each stand-in left in its output (or its overflow) says which token, and so
+    which span, stands there; its own tokens (ids ≥ 0) are special or padding, ``(0, 0)``."""
+    ids = first.ids + ([] if second is None else second.ids)
+    spans: list[Span] = (first.spans or []) + ([] if second is None else second.spans or [])
+    stand_ins = [-1 - k for k in range(len(ids))]
+    cut = len(first.ids)
+    out = tok.prepare_for_model(
+        stand_ins[:cut], pair_ids=None if second is None else stand_ins[cut:], **options
+    )
+    data = dict(out)
+    data["offset_mapping"] = [spans[-1 - k] if k < 0 else (0, 0) for k in data["input_ids"]]
+    words = first.words + ([] if second is None else second.words)
+    maps = RowMaps(
+        ids=[ids[-1 - k] if k < 0 else k for k in data["input_ids"]],
+        tokens=[],
+        offsets=data["offset_mapping"],
+        word_ids=[words[-1 - k] if k < 0 else None for k in data["input_ids"]],
+        sequence_ids=[None if k >= 0 else int(-1 - k >= cut) for k in data["input_ids"]],
+    )
+    maps.tokens.extend(tok.convert_ids_to_tokens(maps.ids))
+    for key in ("input_ids", "overflowing_tokens"):
+        if key in data:
+            data[key] = [ids[-1 - k] if k < 0 else k for k in data[key]]
+    return BatchEncoding(data, encoding=[maps], tensor_type=return_tensors, prepend_batch_axis=True)
