@@ -51,7 +51,7 @@ BATCH_LINES = 2048
 #: And at most about this many characters: 2,048 lines of up to MAX_LINE_BYTES each would be
 #: 128 GiB held at once, where real batches are a few hundred KB.
 BATCH_CHARS = 16 << 20
-#: Items taken at a time while a batch fills: the most by which it can pass BATCH_CHARS.
+#: Items taken at a time while a batch fills (each one looked at only in the step that fills it).
 BATCH_STEP = 16
 
 
@@ -67,21 +67,27 @@ class Span:
 def batched(
     items: Iterable[str], size: int = BATCH_LINES, chars: int = BATCH_CHARS
 ) -> Iterator[list[str]]:
-    """``items`` in order, in lists of ``size``, a list ended early once it holds ``chars``
-    characters (its last :data:`BATCH_STEP` items at most take it past them), so a batch of long
-    lines stays bounded (``itertools.batched`` is Python 3.12, gives tuples and knows no
-    characters)."""
+    """``items`` in order, in lists of ``size``, a list ended early at the item that makes it
+    hold ``chars`` characters, so a batch of long lines stays bounded: by ``chars`` and one
+    item (``itertools.batched`` is Python 3.12, gives tuples and knows no characters)."""
     iterator = iter(items)
     batch: list[str] = []
     held = 0
     # A few items at a time: one Python step per item would cost more than the work on short
-    # lines; the bound is then passed by at most that many items.
-    while part := list(islice(iterator, min(BATCH_STEP, size - len(batch)))):
-        batch += part
-        held += sum(map(len, part))
-        if len(batch) == size or held >= chars:
-            yield batch
-            batch, held = [], 0
+    # lines; items are looked at one by one only in a step that fills the batch (ten lines of
+    # 39 MB, taken in one step, were a batch of 390 MB).
+    while part := list(islice(iterator, BATCH_STEP)):
+        lengths = list(map(len, part))
+        if len(batch) + len(part) < size and held + sum(lengths) < chars:
+            batch += part
+            held += sum(lengths)
+            continue
+        for item, length in zip(part, lengths, strict=True):
+            batch.append(item)
+            held += length
+            if len(batch) == size or held >= chars:
+                yield batch
+                batch, held = [], 0
     if batch:
         yield batch
 

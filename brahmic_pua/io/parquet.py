@@ -20,16 +20,18 @@ and be the only column of that name.
 **Memory.** A row group bounds nothing about the text it holds once decompressed (a 3,996-byte
 zstd file held ten rows of 39 MB, and ``to_pylist`` of them ran out of memory), so rows are
 read per row group, ``ParquetFile.iter_batches`` asked for as many rows as make about
-:data:`~brahmic_pua.io.lines.BATCH_CHARS` bytes by the footer's size of the column chunk (at
-most :data:`~brahmic_pua.io.lines.BATCH_LINES`, at least one). Each batch's string lengths are
+:data:`~brahmic_pua.io.lines.BATCH_CHARS` bytes (at most
+:data:`~brahmic_pua.io.lines.BATCH_LINES`, at least one) by the footer's size of the column
+chunk, or by the longest value of its dictionary, which its rows may repeat (read first, as a
+dictionary: one page). Each batch's string lengths are
 measured in Arrow (``pyarrow.compute.binary_length``) before a Python string is made, and rows
 become Python strings a slice of about ``BATCH_CHARS`` bytes at a time; a row over
 ``MAX_LINE_BYTES`` (several lines, or one line to refuse) is cut at its line feeds in Arrow and
 its lines measured there, a line over the bound refused before it is converted. So Python holds
 about ``BATCH_CHARS`` of text at a time, and Arrow a batch (about ``BATCH_CHARS`` by the footer,
-or one row) and one page, which Arrow decompresses whole. The footer's size is a guess Arrow does
-not check: a footer that understates it, or a dictionary page whose values its rows repeat
-(the footer counts the dictionary once), makes a batch of up to ``BATCH_LINES`` rows.
+or one row) and one page, which Arrow decompresses whole. The footer's size of a column chunk is
+a claim Arrow does not check: a footer that understates it makes batches of more rows than
+their text warrants (up to ``BATCH_LINES``).
 
 Reading needs pyarrow, the ``arrow`` extra; without it, the error says which to install. What
 cannot be read (a damaged page, a column of bytes that are not UTF-8) is one line naming the
@@ -209,11 +211,11 @@ def parquet_lines(
     span = range(meta.num_row_groups) if groups is None else range(groups.first, groups.stop)
     before = sum(meta.row_group(group).num_rows for group in range(span.start))
     where = path if before == 0 else f"{path} (row group {span.start}, row {before + 1} on)"
-    reader = _Reader(where, first=before == 0)
+    reader, dictionaries = _Reader(where, first=before == 0), _Dictionaries(path, column)
     try:
         for group in span:
             for batch in opened.iter_batches(
-                batch_size=_rows_per_batch(opened, column, group),
+                batch_size=_rows_per_batch(opened, dictionaries, column, group),
                 row_groups=[group],
                 columns=[column],
             ):
@@ -242,11 +244,45 @@ def _footer_bytes(opened: Any, column: str, group: int) -> tuple[int, int]:
     return chunk.num_rows, chunk.column(_leaf(opened, column)).total_uncompressed_size
 
 
-def _rows_per_batch(opened: Any, column: str, group: int) -> int:
-    """As many rows as make about BATCH_CHARS bytes by the footer (1 to BATCH_LINES)."""
+def _rows_per_batch(opened: Any, dictionaries: _Dictionaries, column: str, group: int) -> int:
+    """As many rows as make about BATCH_CHARS bytes (1 to BATCH_LINES), by the footer's bytes
+    per row, or by the longest value of the row group's dictionary where that is longer: a row
+    of a dictionary page is any of its values, however often the rows repeat it, where the
+    footer counts each value once (ten rows of one 39 MB value: 39 MB by the footer)."""
     rows, size = _footer_bytes(opened, column, group)
     per_row = size // max(rows, 1)
+    if opened.metadata.row_group(group).column(_leaf(opened, column)).has_dictionary_page:
+        per_row = max(per_row, dictionaries.longest(group))
     return max(1, min(BATCH_LINES, BATCH_CHARS // max(per_row, 1)))
+
+
+class _Dictionaries:
+    """The row groups' dictionaries, read as dictionaries (``read_dictionary``): the first row
+    of a row group comes with its dictionary page's values, none of them repeated."""
+
+    def __init__(self, path: str, column: str) -> None:
+        self.path, self.column = path, column
+        self.opened: Any = None
+
+    def longest(self, group: int) -> int:
+        """The bytes of the longest value of the dictionary of row group ``group``."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+        import pyarrow.parquet as pq
+
+        if self.opened is None:
+            self.opened = pq.ParquetFile(self.path, read_dictionary=[self.column])
+        for batch in self.opened.iter_batches(
+            batch_size=1, row_groups=[group], columns=[self.column]
+        ):
+            values = batch.column(0)
+            if pa.types.is_dictionary(values.type):
+                values = values.dictionary
+            if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
+                values = values.cast(pa.large_string())
+            longest = pc.max(pc.binary_length(values)).as_py()
+            return int(longest or 0)
+        return 0
 
 
 class _Reader:
@@ -275,8 +311,10 @@ class _Reader:
             while stop < len(sizes) and sizes[stop] <= MAX_LINE_BYTES and held < BATCH_CHARS:
                 held += sizes[stop]
                 stop += 1
-            rows_text = strings.slice(start, stop - start).to_pylist()
-            yield from self._lines(["" if row is None else row for row in rows_text])
+            texts = strings.slice(start, stop - start).to_pylist()
+            lines = self._lines(["" if row is None else row for row in texts])
+            del texts  # (not held while the lines are used)
+            yield from lines
             start = stop
 
     def _lines(self, rows: list[str]) -> list[str]:

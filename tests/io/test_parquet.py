@@ -84,7 +84,8 @@ def test_rows_are_read_a_batch_at_a_time(tmp_path: Path, monkeypatch: pytest.Mon
 
     def watched(self: Any, *args: Any, **kwargs: Any) -> Any:
         for batch in real(self, *args, **kwargs):
-            sizes.append(batch.num_rows)
+            if kwargs.get("batch_size") != 1:  # not the read of a row group's dictionary
+                sizes.append(batch.num_rows)
             yield batch
 
     monkeypatch.setattr(pq.ParquetFile, "iter_batches", watched)
@@ -256,3 +257,34 @@ def test_a_damaged_page_is_one_line_naming_the_file(
     else:
         assert compression == "none" and not at_header, "a damaged snappy page or header read"
         assert read[:300] == rows[:300] and len(read) == len(rows)
+
+
+@pytest.mark.parametrize("dictionary", [True, False])
+def test_a_batch_holds_about_batch_chars_of_text_however_often_rows_repeat_a_value(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, dictionary: bool
+) -> None:
+    """Rows that repeat one long value of a dictionary page: the footer counts the value once
+    (a 3,996-byte zstd file of ten rows of 39 MB said 39 MB), so batches sized by the footer
+    alone held every row at once. Arrow's batches stay within BATCH_CHARS and one row, and
+    the lines are the text file's."""
+    monkeypatch.setattr(parquet, "BATCH_CHARS", 4096)
+    rows: list[str | None] = ["x" * 3000, "క" * 1000, None, "short"] * 25
+    source = tmp_path / "c.parquet"
+    table = pa.table({"text": pa.array(rows, pa.string())})
+    pq.write_table(table, source, compression="zstd", use_dictionary=dictionary)
+    chunk = pq.ParquetFile(source).metadata.row_group(0).column(0)
+    assert chunk.has_dictionary_page == dictionary
+    held: list[int] = []
+    real = pq.ParquetFile.iter_batches
+
+    def watched(self: Any, *args: Any, **kwargs: Any) -> Any:
+        for batch in real(self, *args, **kwargs):
+            column = batch.column(0)
+            if pa.types.is_dictionary(column.type):  # the read of the dictionary itself
+                column = column.dictionary
+            held.append(sum(len(row.encode()) for row in column.to_pylist() if row))
+            yield batch
+
+    monkeypatch.setattr(pq.ParquetFile, "iter_batches", watched)
+    assert list(parquet_lines(str(source))) == as_text_file(tmp_path / "c.txt", rows)
+    assert held and max(held) <= 4096 + 3000
