@@ -48,8 +48,11 @@ from brahmic_pua.io.lines import (
     BATCH_CHARS,
     BATCH_LINES,
     MAX_LINE_BYTES,
+    Span,
     file_lines,
     line_too_long,
+    plan_spans,
+    read_lines,
     split_text,
 )
 from brahmic_pua.io.text_only import SUFFIX, is_parquet
@@ -145,7 +148,8 @@ def plan_row_groups(
 ) -> list[RowGroups]:
     """Consecutive runs of whole row groups of ``path``, each of about ``max_bytes`` of its
     column (uncompressed, by the footer) or ``max_lines`` rows (a row holding line feeds is
-    several lines: a row group's lines are known only once read); at least one row group each."""
+    several lines: a row group's lines are known only once read); at least one row group each,
+    and at least one row (a file without rows has none, as an empty text file has no range)."""
     opened = _open(path, column)
     meta, leaf = opened.metadata, _leaf(opened, column)
     plan: list[RowGroups] = []
@@ -158,9 +162,51 @@ def plan_row_groups(
         ):
             plan.append(RowGroups(path, first, group + 1, size))
             first, size, rows = group + 1, 0, 0
-    if first < meta.num_row_groups:
+    if rows and first < meta.num_row_groups:
         plan.append(RowGroups(path, first, meta.num_row_groups, size))
+    elif plan and first < meta.num_row_groups:  # row groups without rows: no shard of their own
+        plan[-1] = RowGroups(path, plan[-1].first, meta.num_row_groups, plan[-1].size + size)
     return plan
+
+
+#: A unit of work of ``encode-corpus``: a byte range of a text file, or row groups of Parquet.
+Unit = Span | RowGroups
+
+
+def plan_units(
+    paths: Sequence[str],
+    column: str | None,
+    max_bytes: int | None = None,
+    max_lines: int | None = None,
+) -> list[list[Unit]]:
+    """Groups of units in input order, each about ``max_bytes`` or ``max_lines``: text files by
+    :func:`~brahmic_pua.io.lines.plan_spans` (a group may span several), a Parquet file by
+    :func:`plan_row_groups` (a group of its own: its size is its column's, not its bytes')."""
+    groups: list[list[Unit]] = []
+    texts: list[str] = []  # text files not yet planned
+    for path in [*paths, None]:
+        if path is not None and not is_parquet(path):
+            texts.append(path)
+            continue
+        if texts:
+            groups += [list[Unit](group) for group in plan_spans(texts, max_bytes, max_lines)]
+            texts = []
+        if path is not None:
+            units = plan_row_groups(path, column or DEFAULT_COLUMN, max_bytes, max_lines)
+            groups += [[unit] for unit in units]
+    return groups
+
+
+def unit_lines(unit: Unit, column: str | None) -> Iterator[str]:
+    """The lines of one unit: a text range's, or the rows of ``column`` of row groups."""
+    if isinstance(unit, RowGroups):
+        return parquet_lines(unit.path, column or DEFAULT_COLUMN, unit)
+    return read_lines(unit)
+
+
+def unit_bytes(unit: Unit) -> int:
+    """A unit's size: a range's bytes, or its row groups' column bytes, uncompressed."""
+    return unit.size if isinstance(unit, RowGroups) else unit.end - unit.start
 
 
 def _leaf(opened: Any, column: str) -> int:
@@ -348,10 +394,14 @@ __all__ = [
     "DEFAULT_COLUMN",
     "SUFFIX",
     "RowGroups",
+    "Unit",
     "check_column",
     "check_text_column",
     "corpus_lines",
     "is_parquet",
     "parquet_lines",
     "plan_row_groups",
+    "plan_units",
+    "unit_bytes",
+    "unit_lines",
 ]

@@ -15,6 +15,7 @@ rows). No text file starts so: 0x15 is a control character (NAK) no text holds.
 
 from __future__ import annotations
 
+import os
 import shlex
 
 SUFFIX = ".parquet"
@@ -29,14 +30,18 @@ def is_parquet(name: str) -> bool:
 
 def parquet_not_text(name: str, head: bytes) -> str | None:
     """The one error line for a Parquet file read as text (``head``: its first bytes, at least
-    :data:`MAGIC`'s length where the file has them), or None for a file that is not Parquet."""
+    :data:`MAGIC`'s length where the file has them; ``name``: the file, or "input stdin"), or
+    None for a file that is not Parquet."""
     if not (is_parquet(name) or head.startswith(MAGIC)):
         return None
+    given, written = (
+        (name, _text_name(name)) if os.path.isfile(name) else ("FILE.parquet", "FILE.txt")
+    )
     return (
         f"{name} is Parquet, and this reads text: train, eval and encode-corpus read Parquet "
         "files named *.parquet (--text_column names the column); for anything else write "
-        f"the column as text first: brahmic-pua parquet-text {shlex.quote(name)} --output "
-        f"{shlex.quote(_text_name(name))}"
+        f"the column as text first: brahmic-pua parquet-text {shlex.quote(given)} --output "
+        f"{shlex.quote(written)}"
     )
 
 

@@ -139,3 +139,31 @@ def test_long_lines_end_a_batch_early() -> None:
     lines = ("y" * 1_000_000 for _ in range(2048))
     sizes = [len(batch) for batch in batched(lines, 2048, 16_000_000)]
     assert sizes[0] == 16 and sum(sizes) == 2048
+
+
+def test_parquet_read_as_text_is_one_line_saying_what_reads_it(tmp_path: Path) -> None:
+    """A file named *.parquet, or one that starts as every Parquet file does (PAR1, then the
+    byte 0x15), is refused before a line of it is read, by every reader of text, with a line
+    naming what reads Parquet and the command that writes its column as text (it said "not
+    UTF-8 ... convert it with iconv"); a text file that starts with "PAR1" is text."""
+    parquet_bytes = b"PAR1\x15\x00\x15\x1c" + "క\n".encode() * 3
+    named, unnamed = tmp_path / "a.parquet", tmp_path / "a.bin"
+    named.write_bytes("క\n".encode())  # by its name alone, whatever it holds
+    unnamed.write_bytes(parquet_bytes)
+    readers: list[Callable[[Path], object]] = [
+        lambda path: list(file_lines(path)),
+        lambda path: bounded_lines(path, 1000, "seed file"),
+        lambda path: list(stream_lines(io.BytesIO(path.read_bytes()), str(path))),
+    ]
+    for path, advice in ((named, "a.parquet --output"), (unnamed, "a.bin --output")):
+        for read in readers:
+            with pytest.raises(ValueError) as error:
+                read(path)
+            message = str(error.value)
+            assert f"{path} is Parquet, and this reads text: train, eval and" in message
+            assert f"brahmic-pua parquet-text {tmp_path}/{advice}" in message
+    with pytest.raises(ValueError, match=r"input stdin is Parquet.*parquet-text FILE\.parquet"):
+        list(stream_lines(io.BytesIO(parquet_bytes)))
+    text = tmp_path / "par.txt"
+    text.write_bytes(b"PAR1 is a word\nPAR1\n")
+    assert list(file_lines(text)) == ["PAR1 is a word", "PAR1"]
