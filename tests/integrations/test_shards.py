@@ -633,6 +633,11 @@ def test_mixed_inputs_are_the_text_files_they_make(
         [str(source), 2, 3, "row groups"],
     ]
     assert index["settings"]["text_column"] == "body"
+    parquet_shards = [s["file"] for s in index["shards"] if s["inputs"][0][0] == str(source)]
+    written = files_of(out)
+    (out / parquet_shards[1]).unlink()  # a crash: resumed, that shard alone is written again
+    encode_corpus(shard_model, [first, str(source), last], out, shard_lines=500, text_column="body")
+    assert files_of(out) == written
     with pytest.raises(ValueError, match="holds shards of another run"):
         write_parquet(source, rows, 400, column="text")
         encode_corpus(shard_model, [first, str(source), last], out, shard_lines=500)
