@@ -28,6 +28,7 @@ import brahmic_pua
 from brahmic_pua import CodecFileError, ModelFileError, PUACodec
 from brahmic_pua.io.atomic import atomic_output, check_writable, write_atomic_many
 from brahmic_pua.io.lines import file_lines, stream_lines
+from brahmic_pua.io.parquet import check_text_column, corpus_lines
 from brahmic_pua.io.wording import one_line
 from brahmic_pua.model.display import vocab_text as render_vocab
 from brahmic_pua.model.manifest import extract, has_manifest
@@ -251,6 +252,26 @@ def inputs_option(help: str) -> Callable[[FC], FC]:
     return click.option("--input", "inputs", multiple=True, type=FILE, help=help)
 
 
+#: ``--text_column`` (parameter ``text_column``), the one definition for every command that
+#: reads Parquet (``train``, ``eval``, ``encode-corpus``, ``parquet-text``): the column whose
+#: rows are the lines (brahmic_pua.io.parquet), checked by :func:`checked_text_column`.
+TEXT_COLUMN = click.option(
+    "--text_column",
+    default=None,
+    help="Parquet input: the column of strings whose rows are the lines [default: text].",
+)
+
+
+def checked_text_column(column: str | None, inputs: Sequence[str]) -> str | None:
+    """``--text_column`` checked by the rule of every command that reads Parquet
+    (:func:`~brahmic_pua.io.parquet.check_text_column`): given without a Parquet input, a usage
+    error (exit 2), as ``train`` has it."""
+    try:
+        return check_text_column(column, inputs)
+    except ValueError as error:
+        raise click.UsageError(str(error)) from None
+
+
 def json_option(help: str) -> Callable[[FC], FC]:
     """``--json`` (parameter ``as_json``): print the command's result as JSON instead."""
     return bool_option("--json", f"{help} [default: false]", "as_json")
@@ -337,11 +358,23 @@ def input_lines(stream: BinaryIO) -> Iterator[str]:
     return stream_lines(stream, getattr(stream, "name", "<stdin>"))
 
 
-def read_texts(paths: tuple[str, ...]) -> list[str]:
+def read_texts(
+    paths: tuple[str, ...], parquet: bool = False, column: str | None = None
+) -> list[str]:
     """The non-blank lines of UTF-8 files, read by the one line rule (brahmic_pua.io.lines:
-    line ends and a leading BOM dropped, as spm reads a corpus)."""
+    line ends and a leading BOM dropped, as spm reads a corpus); with ``parquet`` (``eval``),
+    a Parquet file's ``column`` as ``train`` reads it (brahmic_pua.io.parquet). A command that
+    reads text alone is told so in one line by the line reader, for a Parquet file."""
     try:
-        texts = [line for path in paths for line in file_lines(path, skip_blank=True)]
+        texts = [
+            line
+            for path in paths
+            for line in (
+                corpus_lines(path, column, skip_blank=True)
+                if parquet
+                else file_lines(path, skip_blank=True)
+            )
+        ]
     except ValueError as error:  # a byte that is not UTF-8: one line naming file, line, offset
         raise click.ClickException(str(error)) from None
     if not texts:

@@ -16,8 +16,10 @@ from .common import (
     FILE,
     MODEL,
     SETTINGS,
+    TEXT_COLUMN,
     Command,
     bool_option,
+    checked_text_column,
     json_option,
     load_model,
     model_option,
@@ -38,13 +40,21 @@ from .common import (
     "--o200k", "Compare with OpenAI's o200k too (needs the bpe-openai package) [default: false]."
 )
 @json_option("Print the results as JSON.")
+@TEXT_COLUMN
 @click.argument("files", nargs=-1, required=True, type=FILE)
 def eval_command(
-    model_path: str, baseline_path: str | None, o200k: bool, as_json: bool, files: tuple[str, ...]
+    model_path: str,
+    baseline_path: str | None,
+    o200k: bool,
+    as_json: bool,
+    text_column: str | None,
+    files: tuple[str, ...],
 ) -> None:
-    """Measure a tokenizer on text FILES (one text per line): fertility, tokens per character,
+    """Measure a tokenizer on FILES, text (one text per line) or Parquet (*.parquet: the rows
+    of --text_column, as train reads them): fertility, tokens per character,
     bytes per token, byte fallback, orphan marks, cluster splits, UNK and round-trip rates,
     vocabulary share per script, and NSL against --baseline (else o200k)."""
+    column = checked_text_column(text_column, files)
     tokenizers: dict[str, Any] = {model_path: load_model(model_path)}
     if baseline_path is not None:
         name = baseline_path if baseline_path != model_path else f"{baseline_path} (baseline)"
@@ -54,7 +64,7 @@ def eval_command(
             tokenizers[O200k.name] = O200k()
         except ValueError as error:
             raise click.ClickException(str(error)) from None
-    texts = read_texts(files)
+    texts = read_texts(files, parquet=True, column=column)
     reference = list(tokenizers)[1] if len(tokenizers) > 1 else None
     baseline = tokenizers[reference] if reference is not None else None
     columns = {name: evaluate(tok, texts, baseline) for name, tok in tokenizers.items()}

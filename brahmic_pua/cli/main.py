@@ -40,6 +40,7 @@ from .common import (
     INPUT,
     OUTPUT,
     SETTINGS,
+    TEXT_COLUMN,
     Choice,
     Command,
     PassThrough,
@@ -74,6 +75,7 @@ LAZY_COMMANDS = {
     "repair": ("repair_command", "repair_command"),
     "patch-table": ("patch_command", "patch_command"),
     "export": ("export_command", "export_command"),
+    "parquet-text": ("parquet_text_command", "parquet_text_command"),
     "llama-text": ("export_command", "llama_text_command"),
 }
 INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a Ctrl-C
@@ -316,11 +318,7 @@ def _model_prefix(ctx: click.Context, param: click.Parameter, value: str) -> str
     help="UTF-8 corpus file(s) or Parquet (*.parquet, with --text_column): repeat the option, "
     "separate them by commas, or give a glob.",
 )
-@click.option(
-    "--text_column",
-    default=None,
-    help="Parquet input: the column of strings whose rows are the lines [default: text].",
-)
+@TEXT_COLUMN
 @click.option(
     "--model_prefix",
     required=True,

@@ -19,8 +19,9 @@ from typing import Any
 from brahmic_pua.io.atomic import atomic_output, write_atomic
 from brahmic_pua.io.bounded import TooLarge, read_bounded
 from brahmic_pua.io.digest import file_sha256
-from brahmic_pua.io.lines import BLOCK, Span, batched, read_lines
+from brahmic_pua.io.lines import BLOCK, batched
 from brahmic_pua.io.npy import HEADER_BYTES, header, id_array, write_ids
+from brahmic_pua.io.parquet import RowGroups, Unit, unit_bytes, unit_lines
 from brahmic_pua.runtime.processor import SentencePieceProcessor
 
 MARKER = ".COMPLETE"
@@ -42,10 +43,13 @@ class ShardJob:
 
     directory: str
     name: str
-    spans: tuple[Span, ...]
+    #: Byte ranges of text files, or row groups of a Parquet file (brahmic_pua.io.parquet).
+    spans: tuple[Unit, ...]
     dtype: str
     eos_id: int
     settings: Record
+    #: The column of a Parquet input read as lines (None: the default, ``text``).
+    text_column: str | None = None
 
 
 def encode_shard(processor: SentencePieceProcessor, job: ShardJob) -> Record:
@@ -62,7 +66,7 @@ def encode_shard(processor: SentencePieceProcessor, job: ShardJob) -> Record:
         stream = text.buffer
         stream.write(header(job.dtype, 0))
         for span in job.spans:
-            for batch in batched(read_lines(span)):
+            for batch in batched(unit_lines(span, job.text_column)):
                 ids = id_array(job.dtype)
                 for row in processor.encode(batch):
                     ids.extend(row)
@@ -76,7 +80,7 @@ def encode_shard(processor: SentencePieceProcessor, job: ShardJob) -> Record:
         "file": job.name,
         "tokens": tokens,
         "lines": lines,
-        "bytes": sum(span.end - span.start for span in job.spans),
+        "bytes": sum(map(unit_bytes, job.spans)),
         "npy_bytes": HEADER_BYTES + tokens * id_array(job.dtype).itemsize,
         "sha256": file_sha256(path),
         "inputs": _ranges(job),
@@ -87,7 +91,14 @@ def encode_shard(processor: SentencePieceProcessor, job: ShardJob) -> Record:
 
 
 def _ranges(job: ShardJob) -> list[list[Any]]:
-    return [[span.path, span.start, span.end] for span in job.spans]
+    """The job's units as its marker and the index list them: ``[file, start, end]`` of a byte
+    range, ``[file, first, stop, "row groups"]`` of a Parquet file's row groups."""
+    return [
+        [unit.path, unit.first, unit.stop, "row groups"]
+        if isinstance(unit, RowGroups)
+        else [unit.path, unit.start, unit.end]
+        for unit in job.spans
+    ]
 
 
 def marker_bound(settings: Record) -> int:
@@ -146,7 +157,7 @@ def shard_agrees(job: ShardJob, record: Record) -> bool:
     tokens, size = record["tokens"], record["npy_bytes"]
     if (
         record["inputs"] != _ranges(job)
-        or record["bytes"] != sum(span.end - span.start for span in job.spans)
+        or record["bytes"] != sum(map(unit_bytes, job.spans))
         or size != HEADER_BYTES + tokens * itemsize
         or "sha256" not in record
     ):

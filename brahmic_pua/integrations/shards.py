@@ -1,4 +1,4 @@
-"""``encode_corpus``: text files in, token-id shards out, for language-model training.
+"""``encode_corpus``: text and Parquet files in, token-id shards out, for language-model training.
 
 An output directory holds ``shard_00000.npy``, ``shard_00001.npy``, … (1-D ``.npy`` arrays of
 uint16, or uint32 when the vocabulary has more than 65,536 pieces): every input line's ids, as
@@ -43,9 +43,18 @@ from brahmic_pua.integrations.shard_job import (
     shard_agrees,
 )
 from brahmic_pua.io.atomic import write_atomic
-from brahmic_pua.io.lines import Span, expand_inputs, plan_spans
+from brahmic_pua.io.lines import expand_inputs
 from brahmic_pua.io.lock import Held, exclusive
 from brahmic_pua.io.npy import DTYPES, HEADER_BYTES, dtype_for
+from brahmic_pua.io.parquet import (
+    DEFAULT_COLUMN,
+    Unit,
+    check_column,
+    check_text_column,
+    is_parquet,
+    plan_units,
+    unit_bytes,
+)
 from brahmic_pua.io.progress import Progress
 from brahmic_pua.io.wording import counted
 from brahmic_pua.io.workers import exit_with_parent, kill_workers, sigint_ignored_by_children
@@ -76,21 +85,32 @@ def encode_corpus(
     workers: int = 1,
     ray_address: str | None = None,
     progress: bool = False,
+    text_column: str | None = None,
 ) -> Record:
     """Encode ``inputs`` (files or globs) with ``model`` into id shards under ``output`` and
     return the index (also written as ``index.json``). Shards are ``shard_bytes`` of input
     text each (default 32 MiB, cut at line ends) or ``shard_lines`` lines; ``engine="ray"``
-    runs ``workers`` Ray actors (on the cluster at ``ray_address``, else a local one)."""
+    runs ``workers`` Ray actors (on the cluster at ``ray_address``, else a local one).
+
+    A Parquet input (``*.parquet``) is read as ``train`` reads it, the rows of ``text_column``
+    (default ``text``) as lines (:mod:`brahmic_pua.io.parquet`), and cut into shards at row
+    groups: about ``shard_bytes`` of its column, uncompressed, or ``shard_lines`` rows each (a
+    row holding line feeds is several lines), a shard never holding another file's lines."""
     _check_arguments(engine, workers, ray_address, shard_bytes, shard_lines)
     if shard_lines is None and shard_bytes is None:
         shard_bytes = DEFAULT_SHARD_BYTES
     # Absolute paths: Ray workers may run elsewhere, and the index says where each line was.
     files = [os.path.abspath(name) for name in expand_inputs(inputs)]
+    column = check_text_column(text_column, files)
+    for name in filter(is_parquet, files):
+        check_column(name, column or DEFAULT_COLUMN)
     data, processor = _load(model)
     eos = processor.eos_id()
     dtype = dtype_for(processor.get_piece_size())
     settings = _settings(data, files, dtype, eos, shard_bytes, shard_lines)
-    groups = plan_spans(files, max_bytes=shard_bytes, max_lines=shard_lines)
+    if any(map(is_parquet, files)):  # (only then: a text run's settings are as they were)
+        settings["text_column"] = column or DEFAULT_COLUMN
+    groups = plan_units(files, column, max_bytes=shard_bytes, max_lines=shard_lines)
     if not groups:
         raise ValueError("the inputs are empty: there is nothing to encode")
     directory, created = _create(Path(output).absolute())
@@ -157,7 +177,7 @@ def _write(
     data: bytes,
     processor: SentencePieceProcessor,
     settings: Record,
-    groups: list[list[Span]],
+    groups: list[list[Unit]],
     directory: Path,
     *,
     engine: str,
@@ -167,8 +187,9 @@ def _write(
 ) -> Record:
     """The shards still missing and the index, written under the directory's lock."""
     dtype, eos = settings["dtype"], settings["eos_id"]
+    column = settings.get("text_column")
     jobs = [
-        ShardJob(str(directory), f"shard_{n:05d}.npy", tuple(g), dtype, eos, settings)
+        ShardJob(str(directory), f"shard_{n:05d}.npy", tuple(g), dtype, eos, settings, column)
         for n, g in enumerate(groups)
     ]
     done, damaged = _finished(directory, settings, jobs)
@@ -351,7 +372,7 @@ class _Progress:
     def __init__(self, enabled: bool, jobs: list[ShardJob], done: dict[str, Record]) -> None:
         self.done = dict(done)
         self.total = len(jobs)
-        self.total_bytes = sum(s.end - s.start for job in jobs for s in job.spans)
+        self.total_bytes = sum(unit_bytes(unit) for job in jobs for unit in job.spans)
         self.started = time.monotonic()
         self.new_bytes = 0
         self.bar = Progress(enabled, "encoding shards", self.total_bytes or None)

@@ -15,8 +15,8 @@ from itertools import islice
 from pathlib import Path
 from typing import TextIO
 
-from brahmic_pua.io.lines import BOM, Span, batched, line_text, not_a_file, read_lines
-from brahmic_pua.io.parquet import DEFAULT_COLUMN, check_column, is_parquet, parquet_lines
+from brahmic_pua.io.lines import BOM, batched, line_text, not_a_file
+from brahmic_pua.io.parquet import DEFAULT_COLUMN, check_column, corpus_lines, is_parquet
 from brahmic_pua.io.progress import Progress
 from brahmic_pua.io.wording import counted
 from brahmic_pua.normalize import Normalizer
@@ -268,9 +268,7 @@ class Corpus:
 
     def _file_lines(self, name: str) -> Iterator[str]:
         """The lines of one input file: a text file's, or a Parquet file's column's."""
-        if is_parquet(name):
-            return parquet_lines(name, self.text_column)
-        return read_lines(Span(name, 0, Path(name).stat().st_size))
+        return corpus_lines(name, self.text_column)
 
     def _choose(self) -> None:
         """Count the lines (an iterator's are spilled as read) and choose the sample."""

@@ -31,7 +31,7 @@ from typing import Any
 from brahmic_pua.io.flags import bool_word, read_bool
 from brahmic_pua.io.lines import expand_inputs
 from brahmic_pua.io.lists import comma_list
-from brahmic_pua.io.parquet import is_parquet
+from brahmic_pua.io.parquet import check_text_column
 from brahmic_pua.model.model_proto import model_pb2
 from brahmic_pua.nepbpe.filters import (
     DEFAULT_THETA,
@@ -259,18 +259,9 @@ def _expanded(names: list[str]) -> list[str]:
 
 
 def _text_column(options: TrainOptions, column: Any) -> None:
-    """``text_column``: the column of the Parquet inputs read as lines; refused where no input
-    is Parquet (a text file has no columns: the option would be silently ignored)."""
-    if column is None:
-        return
-    if not isinstance(column, str) or not column:
-        raise ValueError(f"text_column={column!r}: give the name of a column of strings")
-    if not any(is_parquet(name) for name in options.inputs):
-        raise ValueError(
-            f"text_column={column!r} names a column of Parquet input (a file named *.parquet), "
-            "and no input is Parquet: leave text_column out for text files"
-        )
-    options.text_column = column
+    """``text_column``: the column of the Parquet inputs read as lines, by the rule of every
+    command that reads Parquet (:func:`~brahmic_pua.io.parquet.check_text_column`)."""
+    options.text_column = check_text_column(column, options.inputs)
 
 
 def _given(arg: str | None, kwargs: Mapping[str, Any]) -> dict[str, Any]:

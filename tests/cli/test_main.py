@@ -9,6 +9,7 @@ import signal
 import stat
 import subprocess
 import sys
+import tempfile
 import time
 import unicodedata
 from pathlib import Path
@@ -575,6 +576,45 @@ def test_parquet_input_errors_are_one_line(
     assert result.exit_code == 1 and result.output.count("\n") == 1
     assert "pip install 'brahmic-pua[arrow]'" in result.output
     assert list((tmp_path / "out").iterdir()) == []
+
+
+@pytest.mark.parametrize("damage", ["column twice", "snappy page", "page header"])
+def test_a_bad_parquet_among_inputs_is_named_in_one_line(
+    runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: str
+) -> None:
+    """``--input text,bad.parquet``: the line names the Parquet file and what to do, exit 1,
+    no model and no temporary file (pyarrow's own "Corrupt snappy compressed data." or
+    "Couldn't deserialize thrift" named no file, and two columns of the name a traceback)."""
+    require_extra("pyarrow", "arrow", "train --input x.parquet")
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rows = Path(TE_SAMPLE).read_text(encoding="utf-8").split("\n")[:900]
+    bad = tmp_path / "bad.parquet"
+    if damage == "column twice":
+        table = pa.Table.from_arrays([pa.array(rows), pa.array(rows)], names=["text", "text"])
+        pq.write_table(table, bad)
+    else:
+        good = tmp_path / "good.parquet"
+        pq.write_table(pa.table({"text": rows}), good, row_group_size=300, use_dictionary=False)
+        chunk = pq.ParquetFile(good).metadata.row_group(1).column(0)
+        start = chunk.data_page_offset
+        at = start if damage == "page header" else start + chunk.total_compressed_size // 2
+        data = bytearray(good.read_bytes())
+        data[at : at + 32] = bytes(b ^ 0x5A for b in data[at : at + 32])
+        bad.write_bytes(bytes(data))
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temporary))
+    (tmp_path / "out").mkdir()
+    prefix = str(tmp_path / "out" / "m")
+    arguments = ["--input", f"{TE_SAMPLE},{bad}", "--model_prefix", prefix, "--vocab_size", "1000"]
+    result = runner.invoke(main, ["train", *arguments, "--progress=false"])
+    assert result.exit_code == 1, result.output
+    assert result.output.count("\n") == 1 and "Traceback" not in result.output
+    assert result.output.startswith(f"Error: {bad}")
+    assert "write the file again" in result.output or "text_column" in result.output
+    assert list((tmp_path / "out").iterdir()) == [] and list(temporary.iterdir()) == []
 
 
 def test_start_up_imports_only_what_the_command_needs() -> None:

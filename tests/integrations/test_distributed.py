@@ -82,6 +82,24 @@ def test_ray_shards_are_the_local_shards(
     assert files_of(local) == files_of(on_ray)
 
 
+def test_parquet_shards_on_ray_are_the_local_shards(
+    ray: Any, ray_model: str, ray_corpus: list[str], tmp_path: Path
+) -> None:
+    """Parquet among the inputs (its row groups the actors' units): the same files as one
+    process writes."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    source = tmp_path / "rows.parquet"
+    rows = [*TELUGU[:1500], None, "\ufeffక\r\nఖ"]
+    pq.write_table(pa.table({"text": pa.array(rows, pa.string())}), source, row_group_size=300)
+    inputs = [ray_corpus[0], str(source), ray_corpus[1]]
+    local, on_ray = tmp_path / "local", tmp_path / "ray"
+    encode_corpus(ray_model, inputs, local, shard_lines=600)
+    encode_corpus(ray_model, inputs, on_ray, shard_lines=600, engine="ray", workers=2)
+    assert files_of(on_ray) == files_of(local)
+
+
 def test_train_on_ray_writes_the_same_model_file(
     ray: Any, ray_corpus: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -11,6 +11,7 @@ import re
 import resource
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable
 from itertools import pairwise
 from pathlib import Path
@@ -19,9 +20,10 @@ from typing import Any
 import pytest
 import speed_reference as reference
 from click.testing import CliRunner
-from conftest import require_extra, sample
-from hypothesis import given
+from conftest import examples, require_extra, sample
+from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import nasty_texts
 
 from brahmic_pua import SentencePieceProcessor
 from brahmic_pua.cli.main import main
@@ -547,3 +549,130 @@ def test_a_marker_whose_counts_are_not_its_shards_is_encoded_again(
     assert "encoding 1 complete shard(s) again: shard_00001.npy" in capsys.readouterr().err
     assert files_of(out) == finished
     assert json.loads((out / "index.json").read_text())["tokens"] == len(shard_ids(out))
+
+
+# -- Parquet input ------------------------------------------------------------------------------
+
+parquet_rows = st.lists(
+    st.one_of(
+        st.none(),
+        nasty_texts,
+        st.sampled_from(["", "\n", "\r\n", "a\r\nb", "\ufeffక", "\ufeff\ufeffx", "x\r", "క\n\n"]),
+    ),
+    max_size=30,
+)
+
+
+def write_parquet(path: Path, rows: list[str | None], group: int, column: str = "text") -> None:
+    require_extra("pyarrow", "arrow", "encode-corpus of Parquet")
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({column: pa.array(rows, pa.string())}), path, row_group_size=group)
+
+
+@settings(max_examples=examples(25), deadline=None)
+@given(
+    rows=parquet_rows,
+    group=st.integers(1, 7),
+    cut=st.sampled_from([(None, 1), (None, 5), (40, None), (None, None)]),
+)
+def test_parquet_rows_give_the_ids_of_the_text_file_they_make(
+    shard_model: Path, rows: list[str | None], group: int, cut: tuple[int | None, int | None]
+) -> None:
+    """A Parquet file's column encodes to the ids of the text file of its rows (one a line,
+    a null as nothing) read as the trainer reads it, then eos, whatever its row groups and the
+    shard size: nulls, rows with line feeds and CRLF, a BOM (twice), empty rows."""
+    size, lines = cut
+    with tempfile.TemporaryDirectory() as folder:
+        source, text = Path(folder, "c.parquet"), Path(folder, "c.txt")
+        write_parquet(source, rows, group)
+        text.write_text("".join(f"{row or ''}\n" for row in rows), encoding="utf-8", newline="")
+        if not rows:  # no lines at all: both refused alike
+            for given in (source, text):
+                with pytest.raises(ValueError, match="the inputs are empty"):
+                    encode_corpus(
+                        shard_model,
+                        [str(given)],
+                        Path(folder, "out"),
+                        shard_bytes=size,
+                        shard_lines=lines,
+                    )
+            return
+        encode_corpus(
+            shard_model, [str(source)], Path(folder, "out"), shard_bytes=size, shard_lines=lines
+        )
+        assert shard_ids(Path(folder, "out")) == expected_ids(shard_model, [text])
+
+
+def test_mixed_inputs_are_the_text_files_they_make(
+    shard_model: Path, hostile_corpus_files: list[Path], tmp_path: Path
+) -> None:
+    """Text, Parquet (column ``body``, three row groups) and text again, on two worker
+    processes: the ids of the three text files, the Parquet's shards cut at row groups (its
+    units listed as row groups in the index); a run with another column is another run."""
+    rows: list[str | None] = [*TELUGU[:700], None, "\ufeffక\r\nఖ", *HINDI[:300]]
+    source = tmp_path / "b.parquet"
+    write_parquet(source, rows, 400, column="body")
+    text = tmp_path / "b.txt"
+    text.write_text("".join(f"{row or ''}\n" for row in rows), encoding="utf-8", newline="")
+    first, last = map(str, hostile_corpus_files)
+    out = tmp_path / "out"
+    index = encode_corpus(
+        shard_model,
+        [first, str(source), last],
+        out,
+        shard_lines=500,
+        workers=2,
+        text_column="body",
+    )
+    assert shard_ids(out) == expected_ids(shard_model, [Path(first), text, Path(last)])
+    units = [unit for shard in index["shards"] for unit in shard["inputs"]]
+    assert [unit for unit in units if unit[0] == str(source)] == [
+        [str(source), 0, 2, "row groups"],
+        [str(source), 2, 3, "row groups"],
+    ]
+    assert index["settings"]["text_column"] == "body"
+    parquet_shards = [s["file"] for s in index["shards"] if s["inputs"][0][0] == str(source)]
+    written = files_of(out)
+    (out / parquet_shards[1]).unlink()  # a crash: resumed, that shard alone is written again
+    encode_corpus(shard_model, [first, str(source), last], out, shard_lines=500, text_column="body")
+    assert files_of(out) == written
+    with pytest.raises(ValueError, match="holds shards of another run"):
+        write_parquet(source, rows, 400, column="text")
+        encode_corpus(shard_model, [first, str(source), last], out, shard_lines=500)
+
+
+def test_parquet_errors_are_one_line_and_leave_nothing(
+    shard_model: Path, tmp_path: Path, runner: CliRunner
+) -> None:
+    """A column the file lacks, a damaged page, --text_column with no Parquet input, an empty
+    Parquet file: one line, exit 1 (2 for the flag), no output directory."""
+    good = tmp_path / "good.parquet"
+    write_parquet(good, [f"line {i} క" * 20 for i in range(600)], 200)
+    import pyarrow.parquet as pq
+
+    chunk = pq.ParquetFile(good).metadata.row_group(1).column(0)
+    data = bytearray(good.read_bytes())
+    at = chunk.data_page_offset
+    data[at : at + 32] = bytes(b ^ 0x5A for b in data[at : at + 32])
+    damaged = tmp_path / "damaged.parquet"
+    damaged.write_bytes(bytes(data))
+    empty = tmp_path / "empty.parquet"
+    write_parquet(empty, [], 1)
+    text = tmp_path / "t.txt"
+    text.write_text("క\n", encoding="utf-8")
+    out = tmp_path / "out"
+    cases = [
+        ([str(good), "--text_column", "body"], 1, f"{good} has no column 'body'"),
+        ([str(damaged)], 1, f"{damaged} is damaged: its column 'text' cannot be read"),
+        ([str(text), "--text_column", "text"], 2, "no input is Parquet"),
+        ([str(empty)], 1, "the inputs are empty"),
+    ]
+    for args, status, message in cases:
+        result = runner.invoke(
+            main, ["encode-corpus", "--model", str(shard_model), "--output", str(out), *args]
+        )
+        assert result.exit_code == status, result.output
+        assert message in result.output and "Traceback" not in result.output
+        assert not out.exists()

@@ -14,7 +14,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from brahmic_pua.io import lines
-from brahmic_pua.io.lines import BATCH_STEP, batched, bounded_lines, file_lines, stream_lines
+from brahmic_pua.io.lines import batched, bounded_lines, file_lines, stream_lines
 
 #: The bound in these tests, and the block the file reader reads (never above the bound).
 BOUND, BLOCK = 4096, 1024
@@ -118,15 +118,17 @@ def test_a_pipe_gives_the_lines_a_file_with_the_same_bytes_gives(
 @example(items=["abcd"] * 100, size=70, chars=90)  # full by characters
 @settings(max_examples=examples(100))
 def test_batches_keep_the_order_and_both_bounds(items: list[str], size: int, chars: int) -> None:
-    """Every item once, in order; no batch over ``size`` items; a batch ends at the first step
-    where it holds ``chars`` characters, so without its last BATCH_STEP items it holds fewer;
-    every batch but the last is full by one bound. The oracle: lists and lengths counted here."""
+    """Every item once, in order; no batch over ``size`` items; a batch ends at the item with
+    which it holds ``chars`` characters, so without its last item it holds fewer (a batch
+    ended at the step of BATCH_STEP items that passed the bound: ten lines of 39 MB were one
+    batch); every batch but the last is full by one bound. The oracle: lists and lengths
+    counted here."""
     batches = list(batched(items, size, chars))
     assert [item for batch in batches for item in batch] == items
     assert all(batch for batch in batches)
     for batch in batches:
         assert len(batch) <= size
-        assert sum(map(len, batch[:-BATCH_STEP])) < chars or len(batch) <= BATCH_STEP
+        assert sum(map(len, batch[:-1])) < chars
     for batch in batches[:-1]:  # and no batch ends before one of its bounds
         assert len(batch) == size or sum(map(len, batch)) >= chars
 
@@ -137,3 +139,31 @@ def test_long_lines_end_a_batch_early() -> None:
     lines = ("y" * 1_000_000 for _ in range(2048))
     sizes = [len(batch) for batch in batched(lines, 2048, 16_000_000)]
     assert sizes[0] == 16 and sum(sizes) == 2048
+
+
+def test_parquet_read_as_text_is_one_line_saying_what_reads_it(tmp_path: Path) -> None:
+    """A file named *.parquet, or one that starts as every Parquet file does (PAR1, then the
+    byte 0x15), is refused before a line of it is read, by every reader of text, with a line
+    naming what reads Parquet and the command that writes its column as text (it said "not
+    UTF-8 ... convert it with iconv"); a text file that starts with "PAR1" is text."""
+    parquet_bytes = b"PAR1\x15\x00\x15\x1c" + "క\n".encode() * 3
+    named, unnamed = tmp_path / "a.parquet", tmp_path / "a.bin"
+    named.write_bytes("క\n".encode())  # by its name alone, whatever it holds
+    unnamed.write_bytes(parquet_bytes)
+    readers: list[Callable[[Path], object]] = [
+        lambda path: list(file_lines(path)),
+        lambda path: bounded_lines(path, 1000, "seed file"),
+        lambda path: list(stream_lines(io.BytesIO(path.read_bytes()), str(path))),
+    ]
+    for path, advice in ((named, "a.parquet --output"), (unnamed, "a.bin --output")):
+        for read in readers:
+            with pytest.raises(ValueError) as error:
+                read(path)
+            message = str(error.value)
+            assert f"{path} is Parquet, and this reads text: train, eval and" in message
+            assert f"brahmic-pua parquet-text {tmp_path}/{advice}" in message
+    with pytest.raises(ValueError, match=r"input stdin is Parquet.*parquet-text FILE\.parquet"):
+        list(stream_lines(io.BytesIO(parquet_bytes)))
+    text = tmp_path / "par.txt"
+    text.write_bytes(b"PAR1 is a word\nPAR1\n")
+    assert list(file_lines(text)) == ["PAR1 is a word", "PAR1"]

@@ -84,7 +84,8 @@ def test_rows_are_read_a_batch_at_a_time(tmp_path: Path, monkeypatch: pytest.Mon
 
     def watched(self: Any, *args: Any, **kwargs: Any) -> Any:
         for batch in real(self, *args, **kwargs):
-            sizes.append(batch.num_rows)
+            if kwargs.get("batch_size") != 1:  # not the read of a row group's dictionary
+                sizes.append(batch.num_rows)
             yield batch
 
     monkeypatch.setattr(pq.ParquetFile, "iter_batches", watched)
@@ -194,3 +195,96 @@ def test_long_rows_are_made_lines_a_part_at_a_time(
     )
     assert len(joined) > 1  # several parts of the one batch
     assert max(joined) < 1000  # 42 rows, 1,450 characters with their line ends, all at once
+
+
+def test_a_column_held_twice_is_ambiguous(tmp_path: Path) -> None:
+    """Two columns of the asked name: one line saying how many and what to do (pyarrow's
+    schema.field raised a KeyError that it does not exist)."""
+    source = tmp_path / "c.parquet"
+    table = pa.Table.from_arrays([pa.array(["a"]), pa.array(["b"])], names=["text", "text"])
+    pq.write_table(table, source)
+    message = _one_line(lambda: check_column(str(source), "text"))
+    assert f"{source} holds 2 columns named 'text'" in message
+    assert "ambiguous" in message and "text_column=" in message
+
+
+def damage_a_page(source: Path, target: Path, group: int, at_header: bool) -> None:
+    """``source`` with 32 bytes of one data page of row group ``group`` flipped (XOR 0x5A):
+    its page header, or the middle of its data. The footer, which holds the offsets, is
+    intact."""
+    chunk = pq.ParquetFile(source).metadata.row_group(group).column(0)
+    start = chunk.data_page_offset
+    end = (chunk.dictionary_page_offset or start) + chunk.total_compressed_size
+    at = start if at_header else (start + end) // 2
+    data = bytearray(source.read_bytes())
+    for i in range(at, at + 32):
+        data[i] ^= 0x5A
+    target.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("compression", ["snappy", "none"])
+@pytest.mark.parametrize("at_header", [True, False])
+def test_a_damaged_page_is_one_line_naming_the_file(
+    tmp_path: Path, compression: str, at_header: bool
+) -> None:
+    """A page of the second row group damaged: pyarrow raises OSError (not ArrowException)
+    for a page header it cannot parse or snappy data it cannot decompress; either is one
+    line that names the file and what to do. Data flipped inside an uncompressed page is bytes
+    that are not UTF-8 here; flipped otherwise it could still be strings (pages carry no
+    checksum by default), read as they are."""
+    rows: list[str | None] = [f"line {i} " + "క" * (i % 50) for i in range(900)]
+    source = tmp_path / "good.parquet"
+    pq.write_table(
+        pa.table({"text": rows}),
+        source,
+        compression=compression,
+        row_group_size=300,
+        use_dictionary=False,
+    )
+    damaged = tmp_path / "bad.parquet"
+    damage_a_page(source, damaged, 1, at_header)
+    try:
+        read = list(parquet_lines(str(damaged)))
+    except ValueError as error:
+        message = str(error)
+        assert "\n" not in message
+        assert message.startswith(
+            (f"{damaged} is damaged: its column 'text' cannot be read (", f"{damaged}: column")
+        )
+        assert message.endswith(
+            "write the file again from its source, or leave it out of the inputs"
+        )
+    else:
+        assert compression == "none" and not at_header, "a damaged snappy page or header read"
+        assert read[:300] == rows[:300] and len(read) == len(rows)
+
+
+@pytest.mark.parametrize("dictionary", [True, False])
+def test_a_batch_holds_about_batch_chars_of_text_however_often_rows_repeat_a_value(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, dictionary: bool
+) -> None:
+    """Rows that repeat one long value of a dictionary page: the footer counts the value once
+    (a 3,996-byte zstd file of ten rows of 39 MB said 39 MB), so batches sized by the footer
+    alone held every row at once. Arrow's batches stay within BATCH_CHARS and one row, and
+    the lines are the text file's."""
+    monkeypatch.setattr(parquet, "BATCH_CHARS", 4096)
+    rows: list[str | None] = ["x" * 3000, "క" * 1000, None, "short"] * 25
+    source = tmp_path / "c.parquet"
+    table = pa.table({"text": pa.array(rows, pa.string())})
+    pq.write_table(table, source, compression="zstd", use_dictionary=dictionary)
+    chunk = pq.ParquetFile(source).metadata.row_group(0).column(0)
+    assert chunk.has_dictionary_page == dictionary
+    held: list[int] = []
+    real = pq.ParquetFile.iter_batches
+
+    def watched(self: Any, *args: Any, **kwargs: Any) -> Any:
+        for batch in real(self, *args, **kwargs):
+            column = batch.column(0)
+            if pa.types.is_dictionary(column.type):  # the read of the dictionary itself
+                column = column.dictionary
+            held.append(sum(len(row.encode()) for row in column.to_pylist() if row))
+            yield batch
+
+    monkeypatch.setattr(pq.ParquetFile, "iter_batches", watched)
+    assert list(parquet_lines(str(source))) == as_text_file(tmp_path / "c.txt", rows)
+    assert held and max(held) <= 4096 + 3000
