@@ -44,6 +44,7 @@ from brahmic_pua.io.digest import fingerprint
 from brahmic_pua.io.lines import bounded_lines, split_text
 from brahmic_pua.io.wording import counted
 from brahmic_pua.normalize.spellings import composites
+from brahmic_pua.segment.sure_cuts import check_no_surrogates
 
 ZWJ = "\u200d"
 
@@ -158,7 +159,14 @@ def validate_folding_rules(rules: Mapping[str, str], limit: int | None = None) -
 
 
 def violations(rules: Mapping[str, str]) -> Iterator[Violation]:
-    """The reasons of :func:`validate_folding_rules`, found one by one."""
+    """The reasons of :func:`validate_folding_rules`, found one by one. A rule holding a lone
+    surrogate is no reason but the ValueError ``encode`` gives for one: it is no text."""
+    for rule in rules.items():
+        for text in rule:
+            try:
+                check_no_surrogates(text)
+            except ValueError as error:
+                raise ValueError(f"folding rule {rule[0]!r} -> {rule[1]!r}: {error}") from None
     check = _Check(rules)
     for pattern, replacement in rules.items():
         yield from _alone(pattern, replacement, rules, check)
@@ -383,7 +391,8 @@ class FoldingTable:
         return LongestMatch(self.mapping)
 
     def apply(self, text: str) -> str:
-        """One pass of the rules (linear in ``text``)."""
+        """One pass of the rules (linear in ``text``). A lone surrogate passes, as any text no
+        rule matches: this runs on every encode, and stock names one after N."""
         return self._match(text) if self.rules else text
 
     def __len__(self) -> int:
