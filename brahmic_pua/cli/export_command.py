@@ -4,8 +4,6 @@ GGUF); and
 
 from __future__ import annotations
 
-import tempfile
-from pathlib import Path
 from typing import BinaryIO
 
 import click
@@ -61,13 +59,10 @@ def export_command(model_path: str, target: str, output: str) -> None:
             write_atomic(output, made[0])
             click.echo(f"wrote {output} ({target}) from {model_path}: {made[1]}", err=True)
             return
-        with tempfile.TemporaryDirectory(prefix="brahmic_pua_export_") as work:
-            gguf_file = Path(work) / "model.gguf"
-            try:
-                write_gguf(data, gguf_file)
-            except ImportError as error:
-                raise click.ClickException(str(error)) from None
-            write_atomic(output, gguf_file.read_bytes())
+        try:
+            write_gguf(data, output)  # whole or not at all
+        except ImportError as error:
+            raise click.ClickException(str(error)) from None
     click.echo(f"wrote {output} ({target}) from {model_path}", err=True)
 
 

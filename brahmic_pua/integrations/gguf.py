@@ -68,6 +68,7 @@ from typing import Any, Final, Protocol
 
 import sentencepiece as stock
 
+from brahmic_pua.io.atomic import atomic_path
 from brahmic_pua.model.manifest import Manifest, read
 from brahmic_pua.model.model_file import read_model_file
 from brahmic_pua.model.model_proto import (
@@ -189,11 +190,21 @@ def write_gguf(model_data: bytes, path: str | Path, *, raw_text: bool | None = N
     loads with ``vocab_only`` (node-llama-cpp: ``loadModel({modelPath, vocabOnly: true})``).
     ``raw_text`` None: the model :func:`llama_model` chooses (a brahmic_pua BPE model spelled
     in text, for raw text); True or False: ``model_data``'s own pieces, for raw text or for
-    :func:`llama_input`'s text."""
+    :func:`llama_input`'s text.
+
+    Whole or not at all (brahmic_pua.io.atomic): the file is written beside ``path`` and
+    renamed over it at the end, so an interrupt (Ctrl-C while a large vocabulary is written)
+    or an error leaves the file that was there, and no temporary file."""
     if raw_text is None:
         model_data, raw_text = llama_model(model_data)
     fields = gguf_fields(model_data, raw_text=raw_text)
     gguf = _gguf()
+    with atomic_path(path) as written:
+        _write(gguf, fields, written)
+
+
+def _write(gguf: Any, fields: dict[str, Value], path: Path) -> None:
+    """``fields`` as a GGUF file with no tensors at ``path``, by gguf's writer."""
     kinds = gguf.GGUFValueType
     writer = gguf.GGUFWriter(str(path), str(fields.pop("general.architecture")))
     for key, value in fields.items():

@@ -21,7 +21,7 @@ from conftest import NEPALI, PRIVATE_USE, require_extra, sample_held_out
 
 import brahmic_pua
 from brahmic_pua.cli.main import main
-from brahmic_pua.integrations.gguf import llama_text
+from brahmic_pua.integrations.gguf import llama_text, write_gguf
 from brahmic_pua.model.model_proto import UNUSED, parse_model
 from brahmic_pua.model.text_spelling import spell_in_text
 from brahmic_pua.trainer import train_model
@@ -225,3 +225,43 @@ def test_a_bpe_model_that_cannot_be_spelled_in_text_keeps_the_pre_step(
             assert route.input(text).replace(" ", "\u2581") == "".join(written)
             checked += 1
     assert checked > 30
+
+
+@pytest.mark.parametrize("failure", [KeyboardInterrupt, OSError])
+@pytest.mark.parametrize("step", ["write_header_to_file", "write_kv_data_to_file"])
+def test_a_write_that_stops_midway_leaves_the_file_that_was_there(
+    sample_models: dict[str, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    failure: type[BaseException],
+    step: str,
+) -> None:
+    """write_gguf is whole or not at all: a Ctrl-C (KeyboardInterrupt) or an error after gguf's
+    writer has put bytes on disk (a header: the 24-byte file a SIGINT once left) keeps the
+    GGUF that was at the path, byte for byte, and leaves no temporary file beside it."""
+    data = sample_models["bpe"].read_bytes()
+    target = tmp_path / "model.gguf"
+    write_gguf(data, target)
+    before = target.read_bytes()
+    real = getattr(gguf.GGUFWriter, step)
+
+    def stops(self: Any, *args: Any, **kwargs: Any) -> None:
+        real(self, *args, **kwargs)
+        for handle in self.fout or []:
+            handle.flush()  # on disk, as when the signal comes late in a large write
+        raise failure("stopped midway")
+
+    monkeypatch.setattr(gguf.GGUFWriter, step, stops)
+    with pytest.raises(failure, match="stopped midway"):
+        write_gguf(data, target)
+    assert target.read_bytes() == before
+    assert [path.name for path in tmp_path.iterdir()] == ["model.gguf"]
+    monkeypatch.undo()
+    write_gguf(sample_models["unigram"].read_bytes(), target)  # and a write that ends replaces it
+    assert target.read_bytes() != before
+
+
+def test_write_gguf_writes_through_a_device(sample_models: dict[str, Path]) -> None:
+    """A device is written through, not replaced by a rename (brahmic_pua.io.atomic)."""
+    write_gguf(sample_models["bpe"].read_bytes(), "/dev/null")
+    assert Path("/dev/null").is_char_device()
