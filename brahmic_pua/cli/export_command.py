@@ -19,6 +19,7 @@ from .common import (
     OUTPUT,
     SETTINGS,
     Command,
+    OutputFile,
     load_model,
     one_line_errors,
     transform_lines,
@@ -39,7 +40,7 @@ FORMATS = ("spm", "gguf", "tokenizer.json")
     "model (needs pip install gguf); tokenizer.json: a BPE model for Hugging Face tokenizers, "
     "transformers' fast tokenizers and tokenizers.js (docs/runtimes.md).",
 )
-@click.option("--output", required=True, type=click.Path(dir_okay=False), help="File to write.")
+@click.option("--output", required=True, type=OutputFile(), help="File to write.")
 def export_command(model_path: str, target: str, output: str) -> None:
     """Write the model's tokenizer for another runtime (docs/runtimes.md says what each gives).
 

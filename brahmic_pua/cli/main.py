@@ -42,6 +42,7 @@ from .common import (
     SETTINGS,
     Choice,
     Command,
+    OutputFile,
     PassThrough,
     bool_option,
     check_passed_flags,
@@ -260,7 +261,7 @@ def codec_group() -> None:
 @click.option(
     "--output",
     required=True,
-    type=click.Path(dir_okay=False, writable=True),
+    type=OutputFile(writable=True),
     help="Codec JSON file to write.",
 )
 @click.option("--policy", type=POLICY, default="fixtoken", show_default=True, help=POLICY_HELP)
