@@ -161,12 +161,7 @@ def validate_folding_rules(rules: Mapping[str, str], limit: int | None = None) -
 def violations(rules: Mapping[str, str]) -> Iterator[Violation]:
     """The reasons of :func:`validate_folding_rules`, found one by one. A rule holding a lone
     surrogate is no reason but the ValueError ``encode`` gives for one: it is no text."""
-    for rule in rules.items():
-        for text in rule:
-            try:
-                check_no_surrogates(text)
-            except ValueError as error:
-                raise ValueError(f"folding rule {rule[0]!r} -> {rule[1]!r}: {error}") from None
+    check_rule_texts(rules.items())
     check = _Check(rules)
     for pattern, replacement in rules.items():
         yield from _alone(pattern, replacement, rules, check)
@@ -340,6 +335,16 @@ MAX_FOLDING_TEXT = 32
 MAX_FOLDING_FILE_BYTES = 1 << 20
 
 
+def check_rule_texts(rules: Iterable[tuple[str, str]]) -> None:
+    """The ValueError ``encode`` gives for a lone surrogate, naming the rule that holds one."""
+    for pattern, replacement in rules:
+        for text in (pattern, replacement):
+            try:
+                check_no_surrogates(text)
+            except ValueError as error:
+                raise ValueError(f"folding rule {pattern!r} -> {replacement!r}: {error}") from None
+
+
 def check_table_size(rules: Sequence[tuple[str, str]]) -> None:
     """A one-line ValueError for a table over the bounds, before the quadratic check runs."""
     if len(rules) > MAX_FOLDING_RULES:
@@ -373,6 +378,7 @@ class FoldingTable:
     rules: tuple[tuple[str, str], ...]
 
     def __post_init__(self) -> None:
+        check_rule_texts(self.rules)  # first: a lone surrogate is the one error everywhere
         check_table_size(self.rules)
         problem = next(violations(dict(self.rules)), None)
         if problem is not None:
