@@ -466,6 +466,31 @@ def sample_models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 @pytest.fixture(scope="session")
+def no_unknown_models(
+    sample_models: dict[str, Path], tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, Path]:
+    """The Unigram sample model with no unknown piece, as a hand-edited file has it: its
+    ``<unk>`` made a normal piece ("retyped", ids unchanged) or removed ("removed", every id
+    one lower). Stock loads both (byte fallback stands in for the unknown piece) with
+    ``unk_id() == -1``."""
+    from brahmic_pua.model.model_proto import model_pb2, parse_model
+
+    work = tmp_path_factory.mktemp("no_unknown")
+    unknown = model_pb2.ModelProto.SentencePiece.UNKNOWN
+    out: dict[str, Path] = {}
+    for name in ("retyped", "removed"):
+        message = parse_model(sample_models["unigram"].read_bytes())
+        (at,) = [i for i, piece in enumerate(message.pieces) if piece.type == unknown]
+        if name == "retyped":
+            message.pieces[at].type = model_pb2.ModelProto.SentencePiece.NORMAL
+        else:
+            del message.pieces[at]
+        out[name] = work / f"{name}.model"
+        out[name].write_bytes(message.SerializeToString())
+    return out
+
+
+@pytest.fixture(scope="session")
 def corpus_models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """8000-piece Unigram and BPE models on te.train, and one on Telugu + Devanagari text, for
     tests marked ``corpora``."""

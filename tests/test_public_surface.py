@@ -16,7 +16,10 @@ from typing import Any
 
 import pytest
 import sentencepiece as stock
-from conftest import sample_held_out, sample_training, slow, with_words
+from conftest import examples, sample_held_out, sample_training, slow, with_words
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies import texts
 
 import brahmic_pua
 import brahmic_pua as spm
@@ -270,3 +273,115 @@ def test_the_top_level_imports_its_parts_when_asked() -> None:
     before = set(done.stdout.split())
     for module in ("runtime.processor", "runtime.flatbuffer", "trainer.train", "model.manifest"):
         assert f"brahmic_pua.{module}" not in before, module
+
+
+# -- a lone surrogate ---------------------------------------------------------------------------
+
+#: Every public function that takes text, as (name, call on a text): each gets a brahmic_pua
+#: model (``sp``), a plain one (``plain``) and their normalizers (``nm``, ``plain_nm``).
+TEXT_FUNCTIONS: dict[str, Any] = {
+    "segment": lambda m, t: spm.segment(t),
+    "segment grapheme": lambda m, t: spm.segment(t, "grapheme"),
+    "normalize": lambda m, t: spm.normalize(t),
+    "normalize nepali-lm": lambda m, t: spm.normalize(t, "nepali-lm"),
+    "asr_normalize": lambda m, t: importlib.import_module("brahmic_pua.segment").asr_normalize(t),
+    "PUACodec.encode": lambda m, t: m["sp"].codec.encode(t),
+    "validate_folding_rules": lambda m, t: spm.validate_folding_rules({t: "x"}),
+    "FoldingTable": lambda m, t: spm.FoldingTable(((t, "x"),)),
+    "encode": lambda m, t: m["sp"].encode(t),
+    "encode pieces": lambda m, t: m["sp"].encode(t, out_type=str),
+    "encode a list": lambda m, t: m["sp"].encode([t]),
+    "encode proto": lambda m, t: m["sp"].encode(t, out_type="proto"),
+    "encode offsets": lambda m, t: m["sp"].encode(t, out_type="offset_mapping"),
+    "EncodeAsPieces": lambda m, t: m["sp"].EncodeAsPieces(t),
+    "sampled": lambda m, t: m["sp"].encode(t, enable_sampling=True, alpha=0.1, nbest_size=-1),
+    "nbest_encode": lambda m, t: m["sp"].nbest_encode(t, nbest_size=2),
+    "parallel_encode": lambda m, t: m["sp"].parallel_encode(t, chunk_len=64),
+    "calculate_entropy": lambda m, t: m["sp"].calculate_entropy(t, 0.1),
+    "normalize method": lambda m, t: m["sp"].normalize(t),
+    "normalize offsets": lambda m, t: m["sp"].normalize(t, with_offsets=True),
+    "piece_to_id": lambda m, t: m["sp"].piece_to_id(t),
+    "decode pieces": lambda m, t: m["sp"].decode([t]),
+    "plain encode": lambda m, t: m["plain"].encode(t),
+    "plain encode pieces": lambda m, t: m["plain"].encode(t, out_type=str),
+    "plain encode a list": lambda m, t: m["plain"].encode([t]),
+    "plain encode offsets": lambda m, t: m["plain"].encode(t, out_type="offset_mapping"),
+    "plain nbest_encode": lambda m, t: m["plain"].nbest_encode(t, nbest_size=2),
+    "plain calculate_entropy": lambda m, t: m["plain"].calculate_entropy(t, 0.1),
+    "plain normalize": lambda m, t: m["plain"].normalize(t),
+    "plain piece_to_id": lambda m, t: m["plain"].piece_to_id(t),
+    "plain decode pieces": lambda m, t: m["plain"].decode([t]),
+    "SentencePieceNormalizer": lambda m, t: m["nm"].normalize(t),
+    "SentencePieceNormalizer offsets": lambda m, t: m["nm"].normalize(t, with_offsets=True),
+    "plain SentencePieceNormalizer": lambda m, t: m["plain_nm"].normalize(t),
+    "llama_input": lambda m, t: importlib.import_module(
+        "brahmic_pua.integrations.gguf"
+    ).llama_input(m["sp"], t),
+    "evaluate": lambda m, t: importlib.import_module("brahmic_pua.evaluation.evaluate").evaluate(
+        m["plain"], [t]
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def text_models(sample_models: dict[str, Path], plain_hindi_model: str) -> dict[str, Any]:
+    brahmic = str(sample_models["unigram"])
+    return {
+        "sp": spm.SentencePieceProcessor(model_file=brahmic),
+        "plain": spm.SentencePieceProcessor(model_file=plain_hindi_model),
+        "nm": spm.SentencePieceNormalizer(model_file=brahmic),
+        "plain_nm": spm.SentencePieceNormalizer(model_file=plain_hindi_model),
+    }
+
+
+@st.composite
+def with_a_surrogate(draw: st.DrawFn) -> tuple[str, str, int]:
+    """A text with one lone surrogate put at some position: (text, the surrogate, where)."""
+    text = draw(texts)
+    at = draw(st.integers(0, len(text)))
+    surrogate = chr(draw(st.integers(0xD800, 0xDFFF)))
+    return text[:at] + surrogate + text[at:], surrogate, at
+
+
+@pytest.mark.parametrize("name", list(TEXT_FUNCTIONS))
+@settings(max_examples=examples(60), deadline=None)
+@given(case=with_a_surrogate())
+def test_a_lone_surrogate_is_the_same_value_error_everywhere(
+    text_models: dict[str, Any], name: str, case: tuple[str, str, int]
+) -> None:
+    """Every public function that takes text says the same for a lone surrogate: the
+    ValueError naming it (not pybind's ``RuntimeError: Unable to cast``, a ``TypeError``, a
+    ``UnicodeEncodeError`` or the surrogate passed on). Where the text reaches stock after N
+    the index is the surrogate's in N(text), which N may move."""
+    text, surrogate, _ = case
+    with pytest.raises(ValueError, match=f"lone surrogate U\\+{ord(surrogate):04X} at index"):
+        TEXT_FUNCTIONS[name](text_models, text)
+
+
+@pytest.mark.parametrize("name", ["segment", "normalize", "asr_normalize", "PUACodec.encode"])
+@settings(max_examples=examples(60), deadline=None)
+@given(case=with_a_surrogate())
+def test_a_lone_surrogate_is_named_where_it_was_given(
+    text_models: dict[str, Any], name: str, case: tuple[str, str, int]
+) -> None:
+    """Functions that read the text as given name the surrogate's index in it."""
+    text, surrogate, at = case
+    with pytest.raises(ValueError, match=f"U\\+{ord(surrogate):04X} at index {at}:"):
+        TEXT_FUNCTIONS[name](text_models, text)
+
+
+@pytest.mark.parametrize("call", ["tokenize", "encode", "__call__", "batch", "pair"])
+def test_a_lone_surrogate_in_the_hugging_face_tokenizer(
+    hf: Any, sample_models: dict[str, Path], call: str
+) -> None:
+    tokenizer = hf.BrahmicPuaTokenizer(str(sample_models["unigram"]))
+    calls = {
+        "tokenize": lambda t: tokenizer.tokenize(t),
+        "encode": lambda t: tokenizer.encode(t),
+        "__call__": lambda t: tokenizer(t),
+        "batch": lambda t: tokenizer(["ok", t]),
+        "pair": lambda t: tokenizer("ok", t),
+    }
+    for text in ("\ud800", "a\udfffb"):
+        with pytest.raises(ValueError, match=r"lone surrogate U\+D[8F]"):
+            calls[call](text)

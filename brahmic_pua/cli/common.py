@@ -45,6 +45,22 @@ from brahmic_pua.trainer.options import (
 #: An existing file (not a folder), as every file option and argument takes it.
 FILE = click.Path(exists=True, dir_okay=False)
 
+
+class OutputFile(click.Path):
+    """A file to write (``--output``): click's ``Path(dir_okay=False)``, and an empty name a
+    usage error too (exit 2), as a folder's name is. It names no file either, but click lets
+    it through (it cannot stat it, so takes it for a new file) and the write then failed with
+    exit 1, as a file that cannot be written does."""
+
+    def __init__(self, writable: bool = False) -> None:
+        super().__init__(dir_okay=False, writable=writable)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if value == "":
+            self.fail("an empty name is no file: give the file to write", param, ctx)
+        return super().convert(value, param, ctx)
+
+
 #: Every command's context: the one option spelling, spm's underscores with a dash accepted
 #: for each (``--model-prefix`` is ``--model_prefix``, ``--script-ids`` is ``--script_ids``:
 #: click matches option names through :func:`~brahmic_pua.trainer.options.flag_name`), and
@@ -288,7 +304,7 @@ INPUT = click.option(
 )
 OUTPUT = click.option(
     "--output",
-    type=click.Path(dir_okay=False, writable=True),
+    type=OutputFile(writable=True),
     help="Write here instead of stdout (atomically).",
 )
 

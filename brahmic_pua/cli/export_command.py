@@ -4,8 +4,6 @@ GGUF); and
 
 from __future__ import annotations
 
-import tempfile
-from pathlib import Path
 from typing import BinaryIO
 
 import click
@@ -21,6 +19,7 @@ from .common import (
     OUTPUT,
     SETTINGS,
     Command,
+    OutputFile,
     load_model,
     one_line_errors,
     transform_lines,
@@ -41,7 +40,7 @@ FORMATS = ("spm", "gguf", "tokenizer.json")
     "model (needs pip install gguf); tokenizer.json: a BPE model for Hugging Face tokenizers, "
     "transformers' fast tokenizers and tokenizers.js (docs/runtimes.md).",
 )
-@click.option("--output", required=True, type=click.Path(dir_okay=False), help="File to write.")
+@click.option("--output", required=True, type=OutputFile(), help="File to write.")
 def export_command(model_path: str, target: str, output: str) -> None:
     """Write the model's tokenizer for another runtime (docs/runtimes.md says what each gives).
 
@@ -61,13 +60,10 @@ def export_command(model_path: str, target: str, output: str) -> None:
             write_atomic(output, made[0])
             click.echo(f"wrote {output} ({target}) from {model_path}: {made[1]}", err=True)
             return
-        with tempfile.TemporaryDirectory(prefix="brahmic_pua_export_") as work:
-            gguf_file = Path(work) / "model.gguf"
-            try:
-                write_gguf(data, gguf_file)
-            except ImportError as error:
-                raise click.ClickException(str(error)) from None
-            write_atomic(output, gguf_file.read_bytes())
+        try:
+            write_gguf(data, output)  # whole or not at all
+        except ImportError as error:
+            raise click.ClickException(str(error)) from None
     click.echo(f"wrote {output} ({target}) from {model_path}", err=True)
 
 

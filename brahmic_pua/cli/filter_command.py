@@ -24,6 +24,7 @@ from .common import (
     MODEL,
     SETTINGS,
     Command,
+    OutputFile,
     bool_option,
     check_model_output,
     one_line_errors,
@@ -42,7 +43,7 @@ def corpus_lines(paths: tuple[str, ...]) -> Iterator[str]:
 @click.option(
     "--output",
     required=True,
-    type=click.Path(dir_okay=False),
+    type=OutputFile(),
     help="The filtered .model to write (its .vocab is written beside it).",
 )
 @click.option(

@@ -43,6 +43,7 @@ from .common import (
     TEXT_COLUMN,
     Choice,
     Command,
+    OutputFile,
     PassThrough,
     bool_option,
     check_passed_flags,
@@ -262,7 +263,7 @@ def codec_group() -> None:
 @click.option(
     "--output",
     required=True,
-    type=click.Path(dir_okay=False, writable=True),
+    type=OutputFile(writable=True),
     help="Codec JSON file to write.",
 )
 @click.option("--policy", type=POLICY, default="fixtoken", show_default=True, help=POLICY_HELP)

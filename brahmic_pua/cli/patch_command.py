@@ -14,13 +14,13 @@ from brahmic_pua.evaluation.patch_table import (
     write_header,
 )
 
-from .common import SETTINGS, Command
+from .common import SETTINGS, Command, OutputFile
 
 
 @click.command("patch-table", cls=Command, context_settings=SETTINGS)
 @click.option(
     "--output",
-    type=click.Path(dir_okay=False),
+    type=OutputFile(),
     help="Write the header here, atomically (default: stdout).",
 )
 @click.option(

@@ -21,6 +21,7 @@ from brahmic_pua.model.model_file import read_model_file
 from .common import (
     SETTINGS,
     Command,
+    OutputFile,
     bool_option,
     check_model_output,
     input_lines,
@@ -105,7 +106,7 @@ def _repair_vocabulary(
 @model_option("A plain spm .model.", plain_expected=True)
 @click.option(
     "--output",
-    type=click.Path(dir_okay=False),
+    type=OutputFile(),
     help="The repaired .model (its .vocab is written beside); with --ids, the repaired ids "
     "(default: stdout).",
 )

@@ -9,7 +9,9 @@ rebuilt here on the processor's public API, with the tool's meaning:
 * ``--extra_options`` (:func:`extra_options`): ``bos``, ``eos``, ``reverse``, ``unk`` (or
   ``unk_piece``), colon-separated, applied in the order written, as spm applies them:
   ``bos:reverse`` puts ``<s>`` last, ``reverse:bos`` first. Empty parts are skipped, as spm's
-  splitter skips them.
+  splitter skips them. On a model with no unknown piece (``unk_id() == -1``: stock loads one
+  with byte fallback) ``unk`` changes nothing, as no piece is the unknown one; a piece that is
+  not in such a model decodes as written, as stock's decoder gives it.
 * ``--vocabulary`` (:func:`restricted`): spm's ``SetVocabulary`` rule on a copy of the model: a
   piece neither listed (shown or as the model holds it) nor one character is disabled. spm
   changes every other piece too, and two of those changes are left out: a piece the model
@@ -150,10 +152,11 @@ def _proto_steps(sp: SentencePieceProcessor, spt: Any, steps: Sequence[str]) -> 
     end = len(spt.text.encode("utf-8"))
     for step in steps:
         if step == "unk":
-            unk = sp.id_to_piece(sp.unk_id())
-            for piece in pieces:
-                if piece.id == sp.unk_id():
-                    piece.piece = unk
+            if sp.unk_id() >= 0:  # else no piece is the unknown one
+                unk = sp.id_to_piece(sp.unk_id())
+                for piece in pieces:
+                    if piece.id == sp.unk_id():
+                        piece.piece = unk
             continue
         if step == "reverse":
             pieces.reverse()
@@ -221,7 +224,7 @@ def encoder(
     """One input line to the lines spm_encode writes for it in ``output_format``."""
     kind = model_type(sp.serialized_model_proto())
     mode, _, unit = output_format.rpartition("_")
-    unk = "unk" in steps  # emit_unk_piece: pieces only
+    unk = "unk" in steps and sp.unk_id() >= 0  # emit_unk_piece: pieces only; none to emit
     options: dict[str, Any] = sampling(kind, nbest_size, alpha) if mode == "sample" else {}
     if mode == "nbest":
         check_nbest(kind, nbest_size)
@@ -269,10 +272,13 @@ def decoder(
     """One input line to spm_decode's output for it: pieces (or ids) split at spaces, empty
     parts skipped as spm's splitter skips them, the extra options applied before decoding."""
     bos, eos = _specials(sp, steps)
-    unk_id, unk = sp.unk_id(), sp.id_to_piece(sp.unk_id())
+    unk_id = sp.unk_id()
+    unknown: Callable[[str], str] | None = None
+    if unk_id >= 0:  # else ``unk`` changes nothing: no piece is the unknown one
+        unk = sp.id_to_piece(unk_id)
 
-    def unknown(piece: str) -> str:  # spm: a piece not in the vocabulary decodes as " ⁇ "
-        return unk if sp.piece_to_id(piece) == unk_id else piece
+        def unknown(piece: str) -> str:  # spm: a piece not in the vocabulary decodes as " ⁇ "
+            return unk if sp.piece_to_id(piece) == unk_id else piece
 
     def tokens(line: str) -> list[Any]:
         if input_format == "piece":

@@ -202,7 +202,9 @@ class PUACodec:
 
     def decode(self, text: str) -> str:
         """Inverse of :meth:`encode`; characters that are not codes pass through, and an escape
-        makes any next character literal (brahmic_pua.model.decoding, path 4)."""
+        makes any next character literal (brahmic_pua.model.decoding, path 4). A lone
+        surrogate is no code and passes through too (no encode gives one, so nothing decodes
+        wrongly): a check here would cost each piece a vocabulary shows about a sixth more."""
         if ESCAPE not in text:
             return text.translate(self._decode_map)
         parts = _ESCAPED.split(text)

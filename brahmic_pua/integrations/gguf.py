@@ -60,6 +60,7 @@ The ``gguf`` package (``pip install gguf``) is optional: only :func:`write_gguf`
 from __future__ import annotations
 
 import importlib
+import math
 import os
 from dataclasses import dataclass
 from functools import lru_cache
@@ -68,6 +69,9 @@ from typing import Any, Final, Protocol
 
 import sentencepiece as stock
 
+from brahmic_pua.io.atomic import atomic_path
+from brahmic_pua.model.display import display, mark_private_use
+from brahmic_pua.model.loader import load_model
 from brahmic_pua.model.manifest import Manifest, read
 from brahmic_pua.model.model_file import read_model_file
 from brahmic_pua.model.model_proto import (
@@ -119,8 +123,36 @@ def gguf_fields(model_data: bytes, *, raw_text: bool = False) -> dict[str, Value
     reason for each explicit one: a "llama" vocabulary adds BOS and a space prefix unless told
     not to, a "t5" one adds EOS, and an id not given defaults to a fixed number (bos 1, eos 2,
     unk 0 for "llama"). A special id spm has off (-1) is left out, as GGUF has no "none".
+
+    What a hostile ``.model`` may hold that stock loads, and what llama.cpp is handed for it.
+    Checked here, where the model leaves for another runtime, not in the one model loader:
+    there stock's processor does the work and gives stock's ids whatever the file holds, and
+    a load refused where stock loads would break the drop-in.
+
+    * The special ids are stock's processor's (``bos_id()`` …: the ``<s>``, ``</s>``,
+      ``<unk>``, ``<pad>`` pieces by their types), not ``trainer_spec``'s numbers, which stock
+      never reads once a model is trained: a ``bos_id`` of 10⁹ there, or an ``unk_id`` naming
+      a byte piece, would reach llama.cpp as an id past the vocabulary (it warns and takes
+      its default) or as the wrong piece (a character no piece holds would come out as that
+      byte in llama.cpp's Unigram tokenizer).
+    * A score that is not finite is refused in one line: stock's loader refuses one in a
+      Unigram model (the loader says so first) but takes one in a BPE model, where a merge
+      order with NaN has no order (every comparison with it is false), so llama.cpp and stock
+      need not merge alike and our ids would change in silence; ±inf is no log-probability
+      either, and -inf + inf is NaN again.
+    * A piece type outside spm's enum reads as ``NORMAL`` (a proto2 enum keeps an unknown
+      value aside as an unknown field), in stock's C++ and here alike: llama.cpp is handed
+      the type stock uses, which is harmless.
     """
-    model = _message(model_data)
+    loaded = load_model(model_data)
+    model, manifest, processor = loaded.message, loaded.manifest, loaded.processor
+    special = {
+        "bos": processor.bos_id(),
+        "eos": processor.eos_id(),
+        "unknown": processor.unk_id(),
+        "padding": processor.pad_id(),
+    }
+    del loaded, processor  # freed before the lists: 1.5M pieces peaked at 817 MB, not 661
     kind = model_type(model_data)
     if kind not in TOKENIZERS:
         raise ValueError(f"llama.cpp has no tokenizer for a {kind} model: only bpe and unigram")
@@ -137,21 +169,24 @@ def gguf_fields(model_data: bytes, *, raw_text: bool = False) -> dict[str, Value
         )
     if raw_text and model.trainer_spec.treat_whitespace_as_suffix:
         raise ValueError("llama.cpp cannot put the dummy ▁ at the end: use llama_input")
+    scores = [float(p.score) for p in model.pieces]
+    if not all(map(math.isfinite, scores)):
+        at = next(i for i, score in enumerate(scores) if not math.isfinite(score))
+        piece = _text(model.pieces[at].piece)
+        shown = display(piece, manifest.codec) if manifest else mark_private_use(piece)
+        raise ValueError(
+            f"piece {at} ({shown}) has score {scores[at]}: a score must be a finite number, "
+            "which training always writes; the file is damaged: export the model as trained"
+        )
     fields: dict[str, Value] = {
         "general.architecture": ARCHITECTURE,
         "tokenizer.ggml.model": TOKENIZERS[kind],
         # protobuf gives a piece that is not UTF-8 as bytes (spm writes none such).
         "tokenizer.ggml.tokens": [_text(p.piece) for p in model.pieces],
-        "tokenizer.ggml.scores": [float(p.score) for p in model.pieces],
+        "tokenizer.ggml.scores": scores,
         "tokenizer.ggml.token_type": [TOKEN_TYPES[p.type] for p in model.pieces],
     }
-    trainer = model.trainer_spec
-    for name, number in (
-        ("bos", trainer.bos_id),
-        ("eos", trainer.eos_id),
-        ("unknown", trainer.unk_id),
-        ("padding", trainer.pad_id),
-    ):
+    for name, number in special.items():
         if number >= 0:
             fields[f"tokenizer.ggml.{name}_token_id"] = int(number)
     fields["tokenizer.ggml.add_bos_token"] = False
@@ -189,11 +224,21 @@ def write_gguf(model_data: bytes, path: str | Path, *, raw_text: bool | None = N
     loads with ``vocab_only`` (node-llama-cpp: ``loadModel({modelPath, vocabOnly: true})``).
     ``raw_text`` None: the model :func:`llama_model` chooses (a brahmic_pua BPE model spelled
     in text, for raw text); True or False: ``model_data``'s own pieces, for raw text or for
-    :func:`llama_input`'s text."""
+    :func:`llama_input`'s text.
+
+    Whole or not at all (brahmic_pua.io.atomic): the file is written beside ``path`` and
+    renamed over it at the end, so an interrupt (Ctrl-C while a large vocabulary is written)
+    or an error leaves the file that was there, and no temporary file."""
     if raw_text is None:
         model_data, raw_text = llama_model(model_data)
     fields = gguf_fields(model_data, raw_text=raw_text)
     gguf = _gguf()
+    with atomic_path(path) as written:
+        _write(gguf, fields, written)
+
+
+def _write(gguf: Any, fields: dict[str, Value], path: Path) -> None:
+    """``fields`` as a GGUF file with no tensors at ``path``, by gguf's writer."""
     kinds = gguf.GGUFValueType
     writer = gguf.GGUFWriter(str(path), str(fields.pop("general.architecture")))
     for key, value in fields.items():

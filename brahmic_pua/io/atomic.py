@@ -150,6 +150,35 @@ def atomic_output(path: str | Path) -> Iterator[TextIO]:
     _sync_directory(target.parent)
 
 
+@contextmanager
+def atomic_path(path: str | Path) -> Iterator[Path]:
+    """For a writer that opens its file by name (gguf's ``GGUFWriter``), which
+    :func:`atomic_output`'s stream cannot serve: the path of a new temporary file beside
+    ``path``, which becomes ``path`` only if the block finishes without error. On any error,
+    KeyboardInterrupt and SystemExit included, the temporary file is removed and ``path`` is
+    left as it was. A device or FIFO is given as itself, written through (the module's
+    docstring says why)."""
+    check_writable(path)
+    if writes_through(path):
+        yield Path(path)
+        return
+    target = _replaced(path)
+    handle, temporary = _create_temporary(target)
+    os.close(handle)
+    try:
+        yield temporary
+        handle = os.open(temporary, os.O_RDONLY)  # the writer closed it: fsync what it wrote
+        try:
+            os.fsync(handle)
+        finally:
+            os.close(handle)
+        os.replace(temporary, target)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+    _sync_directory(target.parent)
+
+
 def write_atomic(path: str | Path, data: bytes) -> None:
     """Write ``data`` to ``path`` whole or not at all."""
     write_atomic_many({path: data})

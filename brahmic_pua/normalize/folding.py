@@ -44,6 +44,7 @@ from brahmic_pua.io.digest import fingerprint
 from brahmic_pua.io.lines import bounded_lines, split_text
 from brahmic_pua.io.wording import counted
 from brahmic_pua.normalize.spellings import composites
+from brahmic_pua.segment.sure_cuts import check_no_surrogates
 
 ZWJ = "\u200d"
 
@@ -158,7 +159,9 @@ def validate_folding_rules(rules: Mapping[str, str], limit: int | None = None) -
 
 
 def violations(rules: Mapping[str, str]) -> Iterator[Violation]:
-    """The reasons of :func:`validate_folding_rules`, found one by one."""
+    """The reasons of :func:`validate_folding_rules`, found one by one. A rule holding a lone
+    surrogate is no reason but the ValueError ``encode`` gives for one: it is no text."""
+    check_rule_texts(rules.items())
     check = _Check(rules)
     for pattern, replacement in rules.items():
         yield from _alone(pattern, replacement, rules, check)
@@ -332,6 +335,16 @@ MAX_FOLDING_TEXT = 32
 MAX_FOLDING_FILE_BYTES = 1 << 20
 
 
+def check_rule_texts(rules: Iterable[tuple[str, str]]) -> None:
+    """The ValueError ``encode`` gives for a lone surrogate, naming the rule that holds one."""
+    for pattern, replacement in rules:
+        for text in (pattern, replacement):
+            try:
+                check_no_surrogates(text)
+            except ValueError as error:
+                raise ValueError(f"folding rule {pattern!r} -> {replacement!r}: {error}") from None
+
+
 def check_table_size(rules: Sequence[tuple[str, str]]) -> None:
     """A one-line ValueError for a table over the bounds, before the quadratic check runs."""
     if len(rules) > MAX_FOLDING_RULES:
@@ -365,6 +378,7 @@ class FoldingTable:
     rules: tuple[tuple[str, str], ...]
 
     def __post_init__(self) -> None:
+        check_rule_texts(self.rules)  # first: a lone surrogate is the one error everywhere
         check_table_size(self.rules)
         problem = next(violations(dict(self.rules)), None)
         if problem is not None:
@@ -383,7 +397,8 @@ class FoldingTable:
         return LongestMatch(self.mapping)
 
     def apply(self, text: str) -> str:
-        """One pass of the rules (linear in ``text``)."""
+        """One pass of the rules (linear in ``text``). A lone surrogate passes, as any text no
+        rule matches: this runs on every encode, and stock names one after N."""
         return self._match(text) if self.rules else text
 
     def __len__(self) -> int:

@@ -23,6 +23,7 @@ from functools import cache, partial
 
 from brahmic_pua.normalize.folding import NO_FOLDING, ZWJ, FoldingTable, nepali_table
 from brahmic_pua.normalize.nfc import nfc
+from brahmic_pua.segment.sure_cuts import check_no_surrogates
 
 MODES: tuple[str, ...] = ("nfc", "none", "nepali-lm", "nepali-ocr")
 _TABLES = {"nepali-lm": "lm", "nepali-ocr": "ocr"}
@@ -103,5 +104,9 @@ def normalize(text: str, mode: str = "nfc") -> str:
     True
     >>> normalize("सङ्ग दु:ख", "nepali-lm")
     'संग दुःख'
+
+    A lone surrogate is the ValueError ``encode`` gives (checked here, not in
+    :class:`Normalizer`, which runs on every encode: stock names it there after refusing it).
     """
+    check_no_surrogates(text)
     return normalizer(mode)(text)

@@ -27,6 +27,7 @@ from brahmic_pua.model.manifest import Manifest, NotAModelError, extract
 from brahmic_pua.model.model_file import read_model_file
 from brahmic_pua.model.model_proto import parse_model
 from brahmic_pua.runtime.offsets import Source, text_of
+from brahmic_pua.segment.sure_cuts import name_refused_surrogate
 
 _SPACE = "\u2581"
 
@@ -105,9 +106,14 @@ class SentencePieceNormalizer:
         On a brahmic model: N, the model's rules, then the codes as their clusters. With
         ``with_offsets``, (text, offsets) as stock gives them: one offset per character (per
         byte for bytes) into the text given, then its length; every character of a cluster
-        points where the cluster begins (brahmic_pua.runtime.offsets)."""
+        points where the cluster begins (brahmic_pua.runtime.offsets). A lone surrogate is the
+        ValueError ``encode`` gives."""
         if self.manifest is None:
-            return self._normalizer.Normalize(input, with_offsets)
+            try:
+                return self._normalizer.Normalize(input, with_offsets)
+            except (RuntimeError, TypeError):
+                name_refused_surrogate(input)
+                raise
         if isinstance(input, list):
             return [self.normalize(text, with_offsets) for text in input]
         if with_offsets:
@@ -127,9 +133,12 @@ class SentencePieceNormalizer:
 
     def _normalize_one(self, text: Any) -> str | bytes:
         assert self.manifest is not None
-        normalized = self._show(
-            self._normalizer.Normalize(self.manifest.stock_input(text_of(text)))
-        )
+        given = self.manifest.stock_input(text_of(text))
+        try:
+            normalized = self._show(self._normalizer.Normalize(given))
+        except (RuntimeError, TypeError):
+            name_refused_surrogate(given)
+            raise
         return normalized.encode("utf-8") if isinstance(text, bytes) else normalized
 
     Normalize = normalize

@@ -76,7 +76,7 @@ from brahmic_pua.runtime.signatures import (
     Texts,
 )
 from brahmic_pua.runtime.stream import StreamDecoder
-from brahmic_pua.segment.sure_cuts import check_no_surrogates
+from brahmic_pua.segment.sure_cuts import name_refused_surrogate
 
 #: The constructor's keywords, as in sentencepiece 0.2.3.
 OPTIONS: tuple[str, ...] = (
@@ -98,16 +98,6 @@ OPTIONS: tuple[str, ...] = (
 #: Out types that say where each piece lies: on a brahmic model brahmic_pua.runtime.offsets
 #: makes them from stock's serialized protos, with pieces shown as text.
 _ALIGNED = ("proto", "serialized_proto", "offset_mapping")
-
-
-def _surrogate_error(text: str | list[str]) -> ValueError | None:
-    """The error naming the first lone surrogate (and which text of a list), if any."""
-    for n, item in enumerate(text if isinstance(text, list) else [text]):
-        try:
-            check_no_surrogates(item)
-        except ValueError as error:
-            return ValueError(f"text {n} of the list: {error}") if isinstance(text, list) else error
-    return None
 
 
 def _resolve(return_type: OutType, out_type: OutType, default: OutKind) -> OutKind:
@@ -352,7 +342,11 @@ class SentencePieceProcessor(spellings.Spelled):
         length; every character a cluster shows as points where the cluster begins."""
         processor = self._stock()
         if self._shown is None:
-            return processor.normalize(input, with_offsets)
+            try:
+                return processor.normalize(input, with_offsets)
+            except (RuntimeError, TypeError):
+                name_refused_surrogate(input)
+                raise
         if isinstance(input, list):
             return [self.normalize(text, with_offsets) for text in input]
         codec = self._shown.codec
@@ -360,7 +354,12 @@ class SentencePieceProcessor(spellings.Spelled):
             return self._source(input).normalized(
                 lambda text: processor.normalize(text, True), lambda unit: display(unit, codec)
             )
-        shown = display(processor.normalize(self._prepare_one(input)), codec)
+        prepared = self._prepare_one(input)
+        try:
+            shown = display(processor.normalize(prepared), codec)
+        except (RuntimeError, TypeError):
+            name_refused_surrogate(prepared)
+            raise
         return shown.encode("utf-8") if isinstance(input, bytes) else shown
 
     # -- encoding -----------------------------------------------------------------------------
@@ -379,22 +378,35 @@ class SentencePieceProcessor(spellings.Spelled):
         protos and (where ``offsets``: stock's ``encode`` has them, n-best and parallel do not)
         offset mappings point into the caller's text (brahmic_pua.runtime.offsets)."""
         if self._shown is None:
-            return method(input, return_type=return_type, out_type=out_type, **options)
+            try:
+                return method(input, return_type=return_type, out_type=out_type, **options)
+            except (RuntimeError, TypeError):
+                name_refused_surrogate(input)
+                raise
         out = _resolve(return_type, out_type, self._out)
         if out in _ALIGNED and (out != "offset_mapping" or offsets):
             return self._encode_aligned(method, input, out, nbest, options)
         if out not in (int, str, bytes, "numpy"):  # stock's own error for what it does not give
             return method(self._prepare(input), return_type=out, **options)
         text = self._prepare(input)
-        ask = out if out in (int, "numpy") else int if self._shown.by_id else str
+        ask = out if out in (int, "numpy") else int if self._by_id(options) else str
         try:
             result = method(text, return_type=ask, **options)
-        except (RuntimeError, TypeError):  # stock cannot pass a lone surrogate to C++
-            surrogate = _surrogate_error(text)
-            if surrogate is None:
-                raise
-            raise surrogate from None
+        except (RuntimeError, TypeError):
+            name_refused_surrogate(text)
+            raise
         return result if out in (int, "numpy") else self._shown.show(result, out is bytes)
+
+    def _by_id(self, options: dict[str, object]) -> bool:
+        """Whether pieces are shown from stock's ids (twice as fast, exact with byte fallback).
+        Not where stock refuses pieces and gives ids: ``emit_unk_piece`` on a model with no
+        unknown piece ("UNK token is not defined in this model"), so stock says it here too."""
+        assert self._shown is not None
+        if not self._shown.by_id:
+            return False
+        emit = options.get("emit_unk_piece")
+        emit = self._options["emit_unk_piece"] if emit is None else emit
+        return not emit or self.unk_id() >= 0
 
     def _encode_aligned(
         self,
@@ -555,7 +567,12 @@ class SentencePieceProcessor(spellings.Spelled):
             raise ValueError("calculate_entropy needs a Unigram model (model_type=unigram)")
         if isinstance(input, str):
             text = self._prepare_one(input) if self._shown is not None else input
-            return segmentation_entropy(processor, processor.normalize(text), alpha)
+            try:
+                normalized = processor.normalize(text)
+            except (RuntimeError, TypeError):
+                name_refused_surrogate(text)
+                raise
+            return segmentation_entropy(processor, normalized, alpha)
         return [self.calculate_entropy(text, alpha) for text in input]
 
     # -- decoding -----------------------------------------------------------------------------
@@ -573,6 +590,23 @@ class SentencePieceProcessor(spellings.Spelled):
         Ids in a list go to the one-pass decoder, the rest to stock (brahmic_pua.model.decoding).
         Protos and offset mappings: stock's, with surfaces and offsets in the decoded text and
         pieces as text (brahmic_pua.runtime.offsets)."""
+        try:  # pieces that hold a lone surrogate: stock refuses them
+            return self._decode(
+                input, return_type, out_type, num_threads, thread_pool, return_bytes
+            )
+        except (RuntimeError, TypeError):
+            name_refused_surrogate(input)
+            raise
+
+    def _decode(
+        self,
+        input: AnyToDecode,
+        return_type: OutType,
+        out_type: OutType,
+        num_threads: int | None,
+        thread_pool: stock.ThreadPool | None,
+        return_bytes: bool | None,
+    ) -> object:
         processor = self._stock()
         given: object = input
         if self._shown is not None:
@@ -696,9 +730,13 @@ class SentencePieceProcessor(spellings.Spelled):
     def piece_to_id(self, piece: Text | list[str] | list[bytes]) -> object:
         """The id of a piece (shown or spm's own), or a list of ids; unknown: ``unk_id()``."""
         processor = self._stock()
-        if self._shown is None:
-            return processor.piece_to_id(piece)
-        return processor.piece_to_id(self._shown.to_model_pieces(piece))
+        try:
+            if self._shown is None:
+                return processor.piece_to_id(piece)
+            return processor.piece_to_id(self._shown.to_model_pieces(piece))
+        except (RuntimeError, TypeError):
+            name_refused_surrogate(piece)
+            raise
 
     def get_piece_size(self) -> int:
         return int(self._stock().get_piece_size())

@@ -5,7 +5,7 @@ from __future__ import annotations
 from itertools import chain
 
 from brahmic_pua.segment.patterns import POLICIES, cluster_regex
-from brahmic_pua.segment.sure_cuts import PieceMemo, split_pieces
+from brahmic_pua.segment.sure_cuts import PieceMemo, check_no_surrogates, split_pieces
 from brahmic_pua.segment.syllable import asr_normalize
 
 _CACHE_LIMIT = 1 << 17
@@ -13,7 +13,8 @@ _memos: dict[str, PieceMemo[list[str]]] = {}
 
 
 def segment(text: str, policy: str = "fixtoken") -> list[str]:
-    """Split ``text`` into clusters; ``"".join(segment(text, policy)) == text`` always.
+    """Split ``text`` into clusters; ``"".join(segment(text, policy)) == text`` always. A
+    lone surrogate (no text) is the ValueError ``encode`` gives for it.
 
     ``fixtoken`` (default): a boundary only before a character that may start a token, or before
     a dependent mark that cannot follow the character before it (an orphan, its own cluster).
@@ -26,6 +27,7 @@ def segment(text: str, policy: str = "fixtoken") -> list[str]:
     >>> segment("क्षेत्रमा", "akshara")
     ['क्षे', 'त्र', 'मा']
     """
+    check_no_surrogates(text)
     pattern = cluster_regex(policy)
     pieces = split_pieces(text, policy)
     if pieces is None:

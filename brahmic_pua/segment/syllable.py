@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import regex
 
+from brahmic_pua.segment.sure_cuts import check_no_surrogates
+
 #: The seed's 33 plain consonants; with the six listed clusters they make its 39 complex consonants.
 SEED_CONSONANTS = "कखगघङचछजझञटठडढणतथदधनपफबभमयरलवशषसह"
 VIRAMA = "\u094d"
@@ -32,8 +34,10 @@ def asr_normalize(text: str, *, punctuation: bool = True, fold: bool = True) -> 
 
     ``punctuation`` replaces punctuation and symbols with a space and collapses whitespace runs;
     ``fold`` merges ई→इ, ऊ→उ, ी→ि, ू→ु, श/ष→स. Apply it before ``segment(…, "syllable")`` only
-    when the units feed a speech model, never before the PUA codec.
+    when the units feed a speech model, never before the PUA codec. A lone surrogate is the
+    ValueError ``encode`` gives.
     """
+    check_no_surrogates(text)
     if punctuation:
         text = _SPACES.sub(" ", _PUNCTUATION.sub(" ", text))
     if fold:

@@ -217,3 +217,47 @@ def test_a_model_in_a_pipe_is_read_by_the_command_alone(plain_hindi_model: str) 
     done = subprocess.run(["bash", "-c", command], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() and NOTICE_WORDS not in done.stderr
+
+
+# -- output files -------------------------------------------------------------------------------
+
+
+def _output_file_commands() -> list[click.Command]:
+    """Commands whose --output names a file (not a folder: encode-corpus writes shards)."""
+    return [
+        command
+        for command in _commands()
+        for param in command.params
+        if isinstance(param, click.Option)
+        and "--output" in param.opts
+        and isinstance(param.type, click.Path)
+        and not param.type.dir_okay
+    ]
+
+
+def test_every_output_file_is_the_one_output_type() -> None:
+    commands = _output_file_commands()
+    assert {"export", "filter", "repair", "encode", "build"} <= {c.name for c in commands}
+    for command in commands:
+        (output,) = [p for p in command.params if "--output" in getattr(p, "opts", [])]
+        assert isinstance(output.type, common.OutputFile), command.name
+
+
+@pytest.mark.parametrize("name", ["", ".", "/"])
+def test_an_output_that_names_no_file_is_a_usage_error(
+    name: str, sample_models: dict[str, Path], tmp_path: Path
+) -> None:
+    """``--output ""`` is a usage error (exit 2) in one line, as ``--output .`` is, before the
+    model is read; nothing is written."""
+    model = str(sample_models["unigram"])
+    for args in (
+        ["export", "--model", model, "--to", "gguf", "--output", name],
+        ["export", "--model", model, "--to", "spm", "--output", name],
+        ["filter", "--model", model, "--filters", "mark-start", "--output", name],
+        ["encode", "--model", model, "--output", name],
+    ):
+        result = CliRunner().invoke(main, args, input="క\n")
+        assert result.exit_code == 2, (args, result.output)
+        assert result.output.count("\n") == 1 and "Traceback" not in result.output
+        assert "--output" in result.output
+    assert list(tmp_path.iterdir()) == []

@@ -564,6 +564,64 @@ def test_decode_skips_empty_pieces_as_spm_splits(plain_hindi_model: str) -> None
     )
 
 
+@pytest.mark.parametrize("edit", ["retyped", "removed"])
+@pytest.mark.parametrize("steps", ["", "unk", "bos:unk:eos"])
+def test_a_model_without_an_unknown_piece_decodes_as_stock(
+    no_unknown_models: dict[str, Path], edit: str, steps: str
+) -> None:
+    """A model with no unknown piece (``unk_id() == -1``) decodes ids and pieces as stock does:
+    ``unk`` changes nothing (no piece is the unknown one) and a piece not in the model decodes
+    as written. Stock's processor on the same file is the oracle, fed the model's own pieces
+    for the text's shown ones."""
+    model = str(no_unknown_models[edit])
+    sp = stock.SentencePieceProcessor(model_file=model)
+    assert sp.unk_id() == -1
+    texts = [*sample_held_out("te")[:4], "☃ x"]
+    ids = [sp.encode(t) for t in texts]
+    out = _ok(
+        "decode",
+        "--model",
+        model,
+        "--input_format",
+        "id",
+        "--extra_options",
+        steps,
+        input=_lines([" ".join(map(str, i)) for i in ids]),
+    )
+    assert out.splitlines() == [sp.decode(i) for i in ids]
+    shown = SentencePieceProcessor(model_file=model)
+    lines = [["xyzzy", *shown.encode(t, out_type=str), "qq☃"] for t in texts]
+    given = _lines([" ".join(line) for line in lines])
+    out = _ok("decode", "--model", model, "--extra_options", steps, input=given)
+    expected = [sp.decode(["xyzzy", *sp.encode(t, out_type=str), "qq☃"]) for t in texts]
+    assert out.splitlines() == expected
+    assert all(line.startswith("xyzzy ") and line.endswith("qq☃") for line in expected)
+
+
+def test_unk_on_a_model_without_an_unknown_piece_encodes_as_without_it(
+    no_unknown_models: dict[str, Path],
+) -> None:
+    """spm_encode's ``unk`` replaces the pieces whose id is the unknown one: on a model with
+    none, nothing (byte fallback spells what the model lacks)."""
+    model = str(no_unknown_models["retyped"])
+    texts = ["☃ x", sample_held_out("te")[0]]
+    for output_format in ("piece", "id", "proto"):
+        plain = _ok(
+            "encode", "--model", model, "--output_format", output_format, input=_lines(texts)
+        )
+        out = _ok(
+            "encode",
+            "--model",
+            model,
+            "--output_format",
+            output_format,
+            "--extra_options",
+            "unk",
+            input=_lines(texts),
+        )
+        assert out == plain
+
+
 # -- input, output, usage -----------------------------------------------------------------------
 
 

@@ -9,6 +9,7 @@ tests/peers/test_runtimes.py runs llama.cpp itself.
 
 from __future__ import annotations
 
+import math
 import re
 import sys
 from pathlib import Path
@@ -21,7 +22,7 @@ from conftest import NEPALI, PRIVATE_USE, require_extra, sample_held_out
 
 import brahmic_pua
 from brahmic_pua.cli.main import main
-from brahmic_pua.integrations.gguf import llama_text
+from brahmic_pua.integrations.gguf import gguf_fields, llama_text, write_gguf
 from brahmic_pua.model.model_proto import UNUSED, parse_model
 from brahmic_pua.model.text_spelling import spell_in_text
 from brahmic_pua.trainer import train_model
@@ -225,3 +226,150 @@ def test_a_bpe_model_that_cannot_be_spelled_in_text_keeps_the_pre_step(
             assert route.input(text).replace(" ", "\u2581") == "".join(written)
             checked += 1
     assert checked > 30
+
+
+@pytest.mark.parametrize("failure", [KeyboardInterrupt, OSError])
+@pytest.mark.parametrize("step", ["write_header_to_file", "write_kv_data_to_file"])
+def test_a_write_that_stops_midway_leaves_the_file_that_was_there(
+    sample_models: dict[str, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    failure: type[BaseException],
+    step: str,
+) -> None:
+    """write_gguf is whole or not at all: a Ctrl-C (KeyboardInterrupt) or an error after gguf's
+    writer has put bytes on disk (a header: the 24-byte file a SIGINT once left) keeps the
+    GGUF that was at the path, byte for byte, and leaves no temporary file beside it."""
+    data = sample_models["bpe"].read_bytes()
+    target = tmp_path / "model.gguf"
+    write_gguf(data, target)
+    before = target.read_bytes()
+    real = getattr(gguf.GGUFWriter, step)
+
+    def stops(self: Any, *args: Any, **kwargs: Any) -> None:
+        real(self, *args, **kwargs)
+        for handle in self.fout or []:
+            handle.flush()  # on disk, as when the signal comes late in a large write
+        raise failure("stopped midway")
+
+    monkeypatch.setattr(gguf.GGUFWriter, step, stops)
+    with pytest.raises(failure, match="stopped midway"):
+        write_gguf(data, target)
+    assert target.read_bytes() == before
+    assert [path.name for path in tmp_path.iterdir()] == ["model.gguf"]
+    monkeypatch.undo()
+    write_gguf(sample_models["unigram"].read_bytes(), target)  # and a write that ends replaces it
+    assert target.read_bytes() != before
+
+
+def test_write_gguf_writes_through_a_device(sample_models: dict[str, Path]) -> None:
+    """A device is written through, not replaced by a rename (brahmic_pua.io.atomic)."""
+    write_gguf(sample_models["bpe"].read_bytes(), "/dev/null")
+    assert Path("/dev/null").is_char_device()
+
+
+# -- what a hostile .model holds that stock loads ------------------------------------------------
+
+
+def _edited(model: Path, edit: Any) -> bytes:
+    """The model with ``edit`` applied to its ModelProto, as a hand-edited file holds it."""
+    message = parse_model(model.read_bytes())
+    edit(message)
+    return bytes(message.SerializeToString())
+
+
+def _first_byte_piece(model: Path) -> int:
+    return next(i for i, p in enumerate(parse_model(model.read_bytes()).pieces) if p.type == 6)
+
+
+@pytest.mark.parametrize("kind", ["bpe", "unigram"])
+@pytest.mark.parametrize(
+    ("name", "number"),
+    [("bos_id", 10**9), ("eos_id", 10**9), ("unk_id", None), ("pad_id", 5), ("bos_id", -1)],
+)
+def test_the_special_ids_are_stocks_not_trainer_specs(
+    sample_models: dict[str, Path], kind: str, name: str, number: int | None
+) -> None:
+    """trainer_spec's ids are numbers stock never reads once a model is trained (it finds
+    ``<s>``, ``</s>``, ``<unk>``, ``<pad>`` by their pieces' types): the GGUF's special ids are
+    stock's processor's on the same bytes, each inside the vocabulary, whatever trainer_spec
+    says (a bos_id of 10⁹ went to llama.cpp as it was; an unk_id naming a byte piece (None
+    here) made llama.cpp give that byte for a character no piece holds)."""
+    model = sample_models[kind]
+    number = _first_byte_piece(model) if number is None else number
+    data = _edited(model, lambda m: setattr(m.trainer_spec, name, number))
+    sp = stock.SentencePieceProcessor(model_proto=data)  # stock loads it: the oracle
+    fields = gguf_fields(data)
+    tokens = fields["tokenizer.ggml.tokens"]
+    assert isinstance(tokens, list)
+    for key, id in (("bos", sp.bos_id()), ("eos", sp.eos_id()), ("unknown", sp.unk_id())):
+        written = fields.get(f"tokenizer.ggml.{key}_token_id")
+        assert written == (id if id >= 0 else None), key
+        assert written is None or (isinstance(written, int) and 0 <= written < len(tokens))
+    assert fields.get("tokenizer.ggml.padding_token_id") == (
+        sp.pad_id() if sp.pad_id() >= 0 else None
+    )
+
+
+@pytest.mark.parametrize("score", [float("nan"), float("inf"), float("-inf")])
+@pytest.mark.parametrize("model", ["bpe", "plain_bpe"])
+def test_a_score_that_is_not_finite_is_refused_in_one_line(
+    runner: CliRunner,
+    sample_models: dict[str, Path],
+    tmp_path: Path,
+    score: float,
+    model: str,
+) -> None:
+    """Stock loads a BPE model with a NaN or infinite score (it refuses one in a Unigram model);
+    llama.cpp would be handed it, and a merge order with NaN has no order: one line naming the
+    piece and the score, exit 1, nothing written."""
+    if model == "plain_bpe":
+        prefix = tmp_path / "plain"
+        stock.SentencePieceTrainer.train(
+            sentence_iterator=iter(sample_held_out("te") * 3),
+            model_prefix=str(prefix),
+            vocab_size=400,
+            model_type="bpe",
+            byte_fallback=True,
+            minloglevel=2,
+        )
+        source = Path(f"{prefix}.model")
+    else:
+        source = sample_models["bpe"]
+    at = len(parse_model(source.read_bytes()).pieces) - 1
+    hostile = tmp_path / "hostile.model"
+    hostile.write_bytes(_edited(source, lambda m: setattr(m.pieces[at], "score", score)))
+    stock.SentencePieceProcessor(model_file=str(hostile))  # stock loads it
+    out = tmp_path / "m.gguf"
+    args = ["export", "--model", str(hostile), "--to", "gguf", "--output", str(out)]
+    result = runner.invoke(main, args)
+    assert result.exit_code == 1, result.output
+    line = result.output.strip().splitlines()[-1]
+    assert line.startswith(f"Error: piece {at} (") and f"has score {score}" in line, line
+    assert "Traceback" not in result.output and not PRIVATE_USE.search(line)
+    assert not out.exists()
+    with pytest.raises(ValueError, match=f"piece {at} .* has score {score}"):
+        write_gguf(hostile.read_bytes(), out)
+    assert not out.exists()
+
+
+def test_a_unigram_score_that_is_not_finite_is_refused_by_stocks_own_check(
+    sample_models: dict[str, Path],
+) -> None:
+    data = _edited(sample_models["unigram"], lambda m: setattr(m.pieces[300], "score", math.nan))
+    with pytest.raises(brahmic_pua.ModelFileError, match="score is NaN or Inf"):
+        gguf_fields(data)
+
+
+def test_a_piece_type_outside_the_enum_is_stocks_normal(sample_models: dict[str, Path]) -> None:
+    """A type number spm's enum lacks is kept aside by protobuf (a proto2 enum), so the piece
+    reads as NORMAL in stock's C++ and here: the GGUF says normal, as stock uses it."""
+    message = parse_model(sample_models["bpe"].read_bytes())
+    piece = message.pieces[300]
+    piece.ParseFromString(piece.SerializeToString() + bytes([0x18, 9]))  # type (field 3) = 9
+    data = bytes(message.SerializeToString())
+    assert bytes([0x18, 9]) in data  # the unknown value travels with the file
+    sp = stock.SentencePieceProcessor(model_proto=data)
+    assert not any(getattr(sp, f"is_{kind}")(300) for kind in ("control", "unknown", "byte"))
+    types = gguf_fields(data)["tokenizer.ggml.token_type"]
+    assert isinstance(types, list) and types[300] == LLAMA_TYPES[1]

@@ -15,6 +15,7 @@ import pytest
 from brahmic_pua.io.atomic import (
     OutputPathError,
     atomic_output,
+    atomic_path,
     check_writable,
     write_atomic,
     write_atomic_many,
@@ -169,6 +170,21 @@ def test_an_interrupted_block_leaves_nothing(tmp_path: Path, error: type[BaseExc
     assert names(tmp_path) == ["out.txt"]
 
 
+@pytest.mark.parametrize("error", [ValueError, KeyboardInterrupt, SystemExit])
+def test_an_interrupted_write_by_name_leaves_nothing(
+    tmp_path: Path, error: type[BaseException]
+) -> None:
+    target = tmp_path / "out.gguf"
+    target.write_bytes(b"before")
+    with pytest.raises(error), atomic_path(target) as name:
+        name.write_bytes(b"GGUF")  # the writer opens, writes and closes the file by its name
+        raise error()
+    assert target.read_bytes() == b"before"
+    assert names(tmp_path) == ["out.gguf"]
+    _by_name(target, b"after")
+    assert target.read_bytes() == b"after" and names(tmp_path) == ["out.gguf"]
+
+
 def test_text_output_keeps_line_endings(tmp_path: Path) -> None:
     target = tmp_path / "out.txt"
     with atomic_output(target) as stream:
@@ -189,7 +205,14 @@ WRITERS: dict[str, Callable[[Path, bytes], None]] = {
     "write_atomic": write_atomic,
     "write_atomic_many": lambda path, data: write_atomic_many({path: data}),
     "atomic_output": lambda path, data: _through_text(path, data),
+    "atomic_path": lambda path, data: _by_name(path, data),
 }
+
+
+def _by_name(path: Path, data: bytes) -> None:
+    """As a writer that opens its file by name (gguf's) writes through ``atomic_path``."""
+    with atomic_path(path) as name, open(name, "wb") as stream:
+        stream.write(data)
 
 
 def _through_text(path: Path, data: bytes) -> None:

@@ -241,3 +241,52 @@ def test_a_pipe_as_training_input_is_named_as_one(tmp_path: Path) -> None:
             input=str(fifo), model_prefix=str(tmp_path / "m"), vocab_size=10
         )
     assert "not found" not in str(raised.value)
+
+
+def _outcome(call: Any, sp: Any) -> object:
+    """What ``call(sp)`` gives: its value, or the type of what it raises."""
+    try:
+        return call(sp)
+    except Exception as error:  # the comparison is of types: ours names the id, stock does not
+        return type(error)
+
+
+@pytest.mark.parametrize("edit", ["retyped", "removed"])
+def test_a_model_without_an_unknown_piece_behaves_as_stock(
+    no_unknown_models: dict[str, Path], edit: str
+) -> None:
+    """A model with no unknown piece (stock loads it, ``unk_id() == -1``): every call that
+    meets the missing piece gives what stock's processor gives on the same file, the value or
+    the type of its error. Pieces are compared where both processors see the same ones: text
+    outside the model's scripts, which byte fallback spells in both."""
+    model = str(no_unknown_models[edit])
+    ours, theirs = (
+        brahmic_pua.SentencePieceProcessor(model_file=model),
+        stock.SentencePieceProcessor(model_file=model),
+    )
+    size = theirs.get_piece_size()
+    calls: dict[str, Any] = {
+        "unk_id": lambda sp: sp.unk_id(),
+        "piece_to_id": lambda sp: sp.piece_to_id("xyzzy"),
+        "piece_to_id of a list": lambda sp: sp.piece_to_id(["xyzzy", "<s>"]),
+        "getitem": lambda sp: sp["xyzzy"],
+        "encode": lambda sp: sp.encode("☃ x 漢字"),
+        "encode as pieces": lambda sp: sp.encode("☃ x", out_type=str),
+        "emit_unk_piece": lambda sp: sp.encode("☃ x", out_type=str, emit_unk_piece=True),
+        "emit_unk_piece as bytes": lambda sp: sp.encode(["x"], out_type=bytes, emit_unk_piece=True),
+        "emit_unk_piece on ids": lambda sp: sp.encode("☃ x", emit_unk_piece=True),
+        "nbest emit_unk_piece": lambda sp: sp.nbest_encode(
+            "x", 2, out_type=str, emit_unk_piece=True
+        ),
+        "sampled": lambda sp: sp.encode("☃", out_type=str, enable_sampling=True, nbest_size=-1),
+        "decode of unknown pieces": lambda sp: sp.decode(["xyzzy", "▁x", "<unk>"]),
+        "decode of ids": lambda sp: sp.decode(theirs.encode("☃ x")),
+        "decode past the end": lambda sp: sp.decode([5, size]),
+        "decode of -1": lambda sp: sp.decode([-1]),
+        "id_to_piece of -1": lambda sp: sp.id_to_piece(-1),
+        "is_unknown": lambda sp: [i for i in range(size) if sp.is_unknown(i)],
+    }
+    for name, call in calls.items():
+        assert _outcome(call, ours) == _outcome(call, theirs), name
+    emitting = brahmic_pua.SentencePieceProcessor(model_file=model, emit_unk_piece=True)
+    assert _outcome(lambda sp: sp.encode("x", out_type=str), emitting) is ValueError
