@@ -10,6 +10,11 @@ print its own KeyboardInterrupt traceback (and a worker still starting, its unpi
 semaphore errors) beside the run's one line. So workers ignore SIGINT from birth
 (:func:`sigint_ignored_by_children`), and the run, which handles it, ends them at once
 (:func:`kill_workers`) rather than waiting for their shards.
+
+A worker that dies (the kernel's out-of-memory killer sends SIGKILL; a user may send SIGTERM to
+it alone) breaks the pool, which says only that "a process in the process pool was terminated
+abruptly", under some fifty lines of the waiting thread's frames: :func:`worker_died` names the
+worker, how it ended and what to do, in one line (:class:`WorkerDied`).
 """
 
 from __future__ import annotations
@@ -27,6 +32,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # the pool is the caller's; importing it costs a start-up 10 ms
     from concurrent.futures import ProcessPoolExecutor
 
+#: Seconds to wait, once a worker has died, for the pool to end the others (it sends them
+#: SIGTERM at once): their ends tell the dead worker's signal from the pool's own.
+ENDS_WITHIN = 5.0
 #: prctl's option that has the kernel signal a process when its parent dies (linux/prctl.h).
 PR_SET_PDEATHSIG = 1
 
@@ -85,3 +93,67 @@ def kill_workers(pool: ProcessPoolExecutor) -> None:
     then, the pool's table of processes."""
     for process in list((pool._processes or {}).values()):
         process.kill()
+
+
+class WorkerDied(ChildProcessError):
+    """A worker process ended before its work was done, as one line: which worker, how it
+    ended (a signal, or an exit status) and what to do. An OSError (a child process's), so a
+    command shows it as its other expected errors."""
+
+
+def worker_died(
+    pool: ProcessPoolExecutor, error: BaseException, what: str, memory_advice: str
+) -> WorkerDied | None:
+    """The one-line error for ``error`` where it is ``pool``'s report of a worker that died
+    (``BrokenProcessPool`` with no cause: a worker whose result or initializer failed has its
+    error as the cause, and is a bug with its traceback), else None. Call it before
+    :func:`kill_workers`, whose SIGKILL would hide the signal. ``what`` names the worker
+    ("a counting worker"); ``memory_advice`` is what to do when SIGKILL ended it, which is
+    how the out-of-memory killer ends a process.
+
+    The pool sends SIGTERM to the other workers as it breaks, so the worker's own end is the
+    one that is not the pool's: SIGKILL, another signal, an exit status, then SIGTERM (sent to
+    the worker alone: then each worker ended by SIGTERM, and which was first is not known,
+    so no pid is named). The others are given :data:`ENDS_WITHIN` seconds to end; their ends
+    are read after the pool's thread has read them (two threads that wait for one child race,
+    and the loser sees no end)."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    if not isinstance(error, BrokenProcessPool) or error.__cause__ is not None:
+        return None
+    processes = list((pool._processes or {}).values())
+    deadline = time.monotonic() + ENDS_WITHIN
+    while any(p.exitcode is None for p in processes) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    ends = [(p.exitcode, p.pid) for p in processes if p.exitcode]
+    if not ends:
+        return WorkerDied(f"{what} ended before its work was done: run it again")
+    code, pid = min(ends, key=lambda end: _rank(end[0]))
+    if [end for end, _ in ends].count(code) == 1:
+        what = f"{what} (pid {pid})"
+    if code >= 0:
+        return WorkerDied(f"{what} exited with status {code} before its work was done")
+    name = _signal_name(-code)
+    if code == -signal.SIGKILL:
+        return WorkerDied(f"{what} was killed by SIGKILL (out of memory?): {memory_advice}")
+    if code in (-signal.SIGTERM, -signal.SIGINT, -signal.SIGHUP):
+        return WorkerDied(f"{what} was killed by {name}, sent from outside this run: run it again")
+    return WorkerDied(f"{what} was killed by {name}: run it again, and report it if it recurs")
+
+
+def _rank(code: int) -> int:
+    """How surely an exit code is the dead worker's own: SIGKILL, another signal, an exit
+    status, SIGTERM (which the pool sends the others)."""
+    if code == -signal.SIGKILL:
+        return 0
+    if code == -signal.SIGTERM:
+        return 3
+    return 1 if code < 0 else 2
+
+
+def _signal_name(number: int) -> str:
+    """SIGKILL for 9; the number where the signal has no name here."""
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
