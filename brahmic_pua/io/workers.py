@@ -27,14 +27,18 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:  # the pool is the caller's; importing it costs a start-up 10 ms
-    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures import Future, ProcessPoolExecutor
+
+T = TypeVar("T")
 
 #: Seconds to wait, once a worker has died, for the pool to end the others (it sends them
 #: SIGTERM at once): their ends tell the dead worker's signal from the pool's own.
 ENDS_WITHIN = 5.0
+#: Seconds between two looks at the pool's thread while a result is waited for.
+WAIT_STEP = 0.5
 #: prctl's option that has the kernel signal a process when its parent dies (linux/prctl.h).
 PR_SET_PDEATHSIG = 1
 
@@ -139,6 +143,74 @@ def worker_died(
     if code in (-signal.SIGTERM, -signal.SIGINT, -signal.SIGHUP):
         return WorkerDied(f"{what} was killed by {name}, sent from outside this run: run it again")
     return WorkerDied(f"{what} was killed by {name}: run it again, and report it if it recurs")
+
+
+class PoolWatch:
+    """A pool's waits, each with an exit when the other side died, and its failures as one
+    line: the block (``with``) in which ``pool`` is given work and its results waited for.
+
+    A worker that dies breaks the pool, and :meth:`died` says so. The pool's own thread,
+    which hands the workers their work, can die too: under an address-space limit
+    (``ulimit -v``) it cannot start the thread that feeds the workers' queue ("can't start new
+    thread"), prints its traceback and ends, and the futures are never done: the run hung for
+    good, the workers waiting for work. So :meth:`result` waits in steps and, once that thread
+    has ended with the job not done, raises :class:`WorkerDied` with the thread's error,
+    which the block keeps from being printed."""
+
+    def __init__(
+        self, pool: ProcessPoolExecutor, worker: str, pool_name: str, memory_advice: str
+    ) -> None:
+        self.pool = pool
+        self.worker = worker  # "a counting worker"
+        self.pool_name = pool_name  # "the counting pool"
+        self.memory_advice = memory_advice
+        self.errors: list[BaseException] = []
+        self._previous = threading.excepthook
+
+    def __enter__(self) -> PoolWatch:
+        self._previous = threading.excepthook
+        threading.excepthook = self._keep
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        threading.excepthook = self._previous
+
+    def _keep(self, args: threading.ExceptHookArgs) -> None:
+        """The pool's thread's error kept (for :meth:`result`'s line), any other's as before."""
+        if args.exc_value is not None and args.thread is self._thread():
+            self.errors.append(args.exc_value)
+        else:
+            self._previous(args)
+
+    def _thread(self) -> threading.Thread | None:
+        thread: threading.Thread | None = getattr(self.pool, "_executor_manager_thread", None)
+        return thread
+
+    def result(self, job: Future[T]) -> T:
+        """``job``'s result, or its error; :class:`WorkerDied` once the pool's thread has
+        ended without it."""
+        while True:
+            try:
+                return job.result(timeout=WAIT_STEP)
+            except TimeoutError:
+                thread = self._thread()
+                if thread is None or thread.is_alive() or job.done():
+                    continue
+                cause = f": {self.errors[0]}" if self.errors else ""
+                raise WorkerDied(
+                    f"{self.pool_name} stopped, its thread ended{cause} (out of memory?): "
+                    f"{self.memory_advice}"
+                ) from None
+
+    def shutdown(self) -> None:
+        """The pool shut down, its thread waited for where it started: one that could not
+        start cannot be joined, and the error of joining it would replace the run's."""
+        thread = self._thread()
+        self.pool.shutdown(wait=thread is None or thread.ident is not None)
+
+    def died(self, error: BaseException) -> WorkerDied | None:
+        """:func:`worker_died` for this pool's workers."""
+        return worker_died(self.pool, error, self.worker, self.memory_advice)
 
 
 def _rank(code: int) -> int:

@@ -25,7 +25,7 @@ import sys
 import threading
 from typing import TYPE_CHECKING
 
-from brahmic_pua.io.workers import kill_workers, worker_died
+from brahmic_pua.io.workers import PoolWatch, kill_workers
 from brahmic_pua.segment.arrow_count import ARROW_MIN_BYTES, arrow_wanted
 from brahmic_pua.segment.counting import CorpusCounts, count_batches
 from brahmic_pua.trainer.corpus import Corpus, CorpusStats
@@ -64,20 +64,22 @@ def count_apart(corpus: Corpus, policy: str, keep_words: bool) -> CorpusCounts:
     assert words is not None, "only a corpus that writes its words for spm is counted apart"
     _CORPUS[:] = [corpus]
     pool = ProcessPoolExecutor(1, get_context("fork"), die_with_parent, (os.getpid(),))
+    watch = PoolWatch(pool, "the counting process", "the counting process's pool", MEMORY_ADVICE)
     try:
-        with signals_deferred():  # the child is forked at the submit
-            job: Future[tuple[CorpusCounts, CorpusStats, bool]] = pool.submit(
-                _count, policy, keep_words
-            )
-        counts, corpus.stats, usable = job.result()
+        with watch:
+            with signals_deferred():  # the child is forked at the submit
+                job: Future[tuple[CorpusCounts, CorpusStats, bool]] = pool.submit(
+                    _count, policy, keep_words
+                )
+            counts, corpus.stats, usable = watch.result(job)
     except BaseException as error:
-        died = worker_died(pool, error, "the counting process", MEMORY_ADVICE)
+        died = watch.died(error)
         kill_workers(pool)
         if died is not None:
             raise died from None
         raise
     finally:
-        pool.shutdown()
+        watch.shutdown()
         _CORPUS.clear()
     words.written(usable)
     return counts

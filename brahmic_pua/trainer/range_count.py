@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from brahmic_pua.io.lines import Span, batched, plan_spans, read_lines
 from brahmic_pua.io.progress import Progress
-from brahmic_pua.io.workers import kill_workers, worker_died
+from brahmic_pua.io.workers import PoolWatch, kill_workers
 from brahmic_pua.normalize import Normalizer
 from brahmic_pua.segment.arrow_count import arrow_wanted
 from brahmic_pua.segment.counting import MAX_PIECES, CorpusCounts, count_batches
@@ -124,26 +124,28 @@ def count_in_processes(
     from multiprocessing import get_context
 
     pool = ProcessPoolExecutor(workers, get_context("fork"), die_with_parent, (os.getpid(),))
+    watch = PoolWatch(pool, "a counting worker", "the pool of counting workers", MEMORY_ADVICE)
     jobs: list[Future[tuple[CorpusCounts, CorpusStats]]] = []
     try:
-        with signals_deferred():  # the workers are forked at the first submit
-            for group in plan_ranges(files, workers):
-                lines, word_part = (None, words.part()) if words is not None else (part(), None)
-                jobs.append(
-                    pool.submit(count_spans, group, normalize, policy, lines, arrow, word_part)
-                )
-        found = reduce_in_order((job.result() for job in jobs), files, progress)
+        with watch:
+            with signals_deferred():  # the workers are forked at the first submit
+                for group in plan_ranges(files, workers):
+                    lines, word_part = (None, words.part()) if words is not None else (part(), None)
+                    jobs.append(
+                        pool.submit(count_spans, group, normalize, policy, lines, arrow, word_part)
+                    )
+            found = reduce_in_order((watch.result(job) for job in jobs), files, progress)
         if words is not None:
             words.gather()
         return found
     except BaseException as error:
-        died = worker_died(pool, error, "a counting worker", MEMORY_ADVICE)
+        died = watch.died(error)
         kill_workers(pool)  # not their futures cancelled: see kill_workers
         if died is not None:
             raise died from None
         raise
     finally:
-        pool.shutdown()
+        watch.shutdown()
 
 
 def reduce_in_order(

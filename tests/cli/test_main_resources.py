@@ -16,6 +16,9 @@ import pytest
 from conftest import sample
 
 PATIENCE = 120  # seconds, for a loaded machine
+#: Seconds a run that cannot start a thread is given to say so (it hung for good before).
+HANG = 60
+CLI = [sys.executable, "-m", "brahmic_pua.cli.main"]
 LINES = [*sample("te")[:300], *sample("hi")[:100]]
 #: A CLI run (argv: the file the first counting process makes, then the CLI's arguments) whose
 #: first counting process stops itself (SIGSTOP) as it starts counting, so that the test can
@@ -105,3 +108,93 @@ def test_a_killed_counting_process_is_one_line(
     if sent == signal.SIGKILL:  # (SIGTERM: the pool sends it to the other workers too)
         assert f"(pid {stopped[0]}) was killed by SIGKILL (out of memory?): " in lines[0]
     assert os.listdir(temp) == [] and not list(tmp_path.glob("m.*"))
+
+
+#: A CLI run (argv: the thread that cannot start, then the CLI's arguments) in which that thread
+#: cannot start, as under ``ulimit -v``: CPython's RuntimeError from ``Thread.start``.
+NO_THREAD = """import sys, threading
+from brahmic_pua.trainer import count_apart, range_count
+range_count.PARALLEL_MIN_BYTES = 0
+range_count._usable_cpus = lambda: 2
+count_apart.ARROW_MIN_BYTES = 0
+original = threading.Thread.start
+def start(self):
+    if sys.argv[1] in (self.name, type(self).__name__):
+        raise RuntimeError("can't start new thread")
+    return original(self)
+threading.Thread.start = start
+from brahmic_pua.cli.main import main
+main(sys.argv[2:], prog_name="brahmic-pua")
+"""
+#: The threads: the pool's feeder of its workers' queue (the manager thread then dies, and the
+#: run hung for good), the pool's manager, spm's training thread.
+THREADS = ["QueueFeederThread", "_ExecutorManagerThread", "brahmic_pua-spm-train"]
+
+
+@pytest.mark.parametrize("thread", THREADS)
+@pytest.mark.parametrize("path", PATHS)
+def test_a_thread_that_cannot_start_is_one_line_not_a_hang(
+    tmp_path: Path, thread: str, path: str
+) -> None:
+    options, _ = PATHS[path]
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n".join(LINES) + "\n", encoding="utf-8")
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    train = ["train", "--input", str(corpus), "--model_prefix", str(tmp_path / "m"), *options]
+    run = subprocess.Popen(
+        [sys.executable, "-c", NO_THREAD, thread, *train, "--vocab_size=1200", "--progress=false"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "TMPDIR": str(temp)},
+    )
+    try:
+        _, stderr = run.communicate(timeout=HANG)
+    except subprocess.TimeoutExpired:
+        run.kill()
+        run.wait()
+        pytest.fail(f"the run hung when {thread} could not start")
+    lines = stderr.decode().splitlines()
+    assert run.returncode == 1, stderr
+    assert len(lines) == 1 and lines[0].startswith("Error: "), stderr
+    assert "can't start new thread" in lines[0] and "more memory" in lines[0], stderr
+    assert os.listdir(temp) == [] and not list(tmp_path.glob("m.*"))
+
+
+#: A CLI run whose spm training aborts natively (as spm's C++ threads do under ``ulimit -v``).
+SPM_ABORTS = """import os, sys
+import sentencepiece
+sentencepiece.SentencePieceTrainer.train = lambda **options: os.abort()
+from brahmic_pua.cli.main import main
+main(sys.argv[1:], prog_name="brahmic-pua")
+"""
+
+
+@pytest.mark.parametrize("model_type", ["bpe", "unigram"])  # a word file, a line file
+def test_what_a_native_abort_leaves_the_next_run_removes(tmp_path: Path, model_type: str) -> None:
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n".join(LINES) + "\n", encoding="utf-8")
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    train = ["train", "--input", str(corpus), "--model_type", model_type, "--vocab_size=1200"]
+    env = {**os.environ, "TMPDIR": str(temp)}
+    aborted = subprocess.run(
+        [sys.executable, "-c", SPM_ABORTS, *train, "--model_prefix", str(tmp_path / "a")],
+        capture_output=True,
+        env=env,
+        timeout=PATIENCE,
+        check=False,
+    )
+    assert aborted.returncode == -signal.SIGABRT, aborted.stderr
+    left = os.listdir(temp)
+    assert any("_spm_" in name for name in left) and any("_train_" in name for name in left)
+    assert all(name.startswith("brahmic_pua_") for name in left), left
+    again = subprocess.run(
+        [*CLI, *train, "--model_prefix", str(tmp_path / "m"), "--progress=false"],
+        capture_output=True,
+        env=env,
+        timeout=PATIENCE,
+        check=False,
+    )
+    assert again.returncode == 0, again.stderr
+    assert os.listdir(temp) == []
