@@ -198,3 +198,44 @@ def test_what_a_native_abort_leaves_the_next_run_removes(tmp_path: Path, model_t
     )
     assert again.returncode == 0, again.stderr
     assert os.listdir(temp) == []
+
+
+#: A CLI run whose count runs out of memory, as pyarrow's does (ArrowMemoryError is a
+#: MemoryError) in whichever process counts: here, a range worker, the count apart.
+COUNT_RUNS_OUT = """import sys
+from brahmic_pua.trainer import count_apart, range_count
+def count(*args, **kwargs):
+    raise MemoryError("malloc of size 1220992 failed")
+range_count.PARALLEL_MIN_BYTES = 0
+range_count._usable_cpus = lambda: 2
+range_count.count_batches = count
+count_apart.ARROW_MIN_BYTES = 0
+count_apart.count_batches = count
+from brahmic_pua.cli.main import main
+main(sys.argv[1:], prog_name="brahmic-pua")
+"""
+
+
+@pytest.mark.parametrize(
+    "options", [*(options for options, _ in PATHS.values()), ["--num_threads=1"]]
+)
+def test_memory_that_runs_out_is_one_line(tmp_path: Path, options: list[str]) -> None:
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n".join(LINES) + "\n", encoding="utf-8")
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    train = ["train", "--input", str(corpus), "--model_prefix", str(tmp_path / "m"), *options]
+    run = subprocess.run(
+        [sys.executable, "-c", COUNT_RUNS_OUT, *train, "--vocab_size=1200", "--progress=false"],
+        capture_output=True,
+        env={**os.environ, "TMPDIR": str(temp)},
+        timeout=PATIENCE,
+        check=False,
+    )
+    assert run.returncode == 1, run.stderr
+    assert run.stderr.decode().splitlines() == [
+        "Error: out of memory (malloc of size 1220992 failed): the run needs more than it may use "
+        "(the machine's memory, or the limit of ulimit -v): give it more, or fewer processes "
+        "(--num_threads=1), or a sample (--input_sentence_size=N lines)"
+    ]
+    assert os.listdir(temp) == [] and not list(tmp_path.glob("m.*"))
