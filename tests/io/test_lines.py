@@ -14,7 +14,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from brahmic_pua.io import lines
-from brahmic_pua.io.lines import BATCH_STEP, batched, bounded_lines, file_lines, stream_lines
+from brahmic_pua.io.lines import batched, bounded_lines, file_lines, stream_lines
 
 #: The bound in these tests, and the block the file reader reads (never above the bound).
 BOUND, BLOCK = 4096, 1024
@@ -118,15 +118,29 @@ def test_a_pipe_gives_the_lines_a_file_with_the_same_bytes_gives(
 @example(items=["abcd"] * 100, size=70, chars=90)  # full by characters
 @settings(max_examples=examples(100))
 def test_batches_keep_the_order_and_both_bounds(items: list[str], size: int, chars: int) -> None:
-    """Every item once, in order; no batch over ``size`` items; a batch ends at the first step
-    where it holds ``chars`` characters, so without its last BATCH_STEP items it holds fewer;
-    every batch but the last is full by one bound. The oracle: lists and lengths counted here."""
+    """Every item once, in order; no batch over ``size`` items; a batch ends at the first item
+    by which it holds ``chars`` characters, so without its last item it holds fewer; every
+    batch but the last is full by one bound; and no item is taken before the batch before it
+    is handed on (a lazy reader's lines are held a batch at a time). The oracle: lists and
+    lengths counted here."""
+    taken: list[int] = []
+
+    def lazily() -> Iterator[str]:
+        for item in items:
+            taken.append(len(item))
+            yield item
+
+    handed = 0
+    for batch in batched(lazily(), size, chars):
+        handed += len(batch)
+        assert len(taken) == handed
+    taken.clear()
     batches = list(batched(items, size, chars))
     assert [item for batch in batches for item in batch] == items
     assert all(batch for batch in batches)
     for batch in batches:
         assert len(batch) <= size
-        assert sum(map(len, batch[:-BATCH_STEP])) < chars or len(batch) <= BATCH_STEP
+        assert sum(map(len, batch[:-1])) < chars
     for batch in batches[:-1]:  # and no batch ends before one of its bounds
         assert len(batch) == size or sum(map(len, batch)) >= chars
 

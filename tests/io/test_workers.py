@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import signal
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
@@ -35,13 +36,13 @@ def _idle() -> None:
     time.sleep(60)  # until the pool ends it
 
 
-def _reported(job: object, *arguments: int, others: int = 0) -> WorkerDied | None:
+def _reported(job: Callable[..., None], *arguments: int, others: int = 0) -> WorkerDied | None:
     """What :func:`worker_died` makes of a pool whose one job is ``job(*arguments)``, beside
     ``others`` workers that wait (the pool ends them with SIGTERM as it breaks)."""
     pool = ProcessPoolExecutor(1 + others, get_context("fork"))
     try:
         idle = [pool.submit(_idle) for _ in range(others)]
-        future = pool.submit(job, *arguments)  # type: ignore[arg-type]
+        future = pool.submit(job, *arguments)
         with pytest.raises(BrokenProcessPool) as broken:
             future.result(timeout=60)
         assert all(not task.done() or task.exception() for task in idle)
