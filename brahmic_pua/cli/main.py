@@ -138,10 +138,43 @@ class OneLineUsageError(OneLineError):
         super().__init__(message)
 
 
+#: What to do when memory ran out, per command (the others: the general advice alone).
+LESS_AT_ONCE = {
+    "train": "fewer processes (--num_threads=1), or a sample (--input_sentence_size=N lines)",
+    "encode-corpus": "fewer worker processes (--workers), or smaller shards (--shard_bytes)",
+}
+
+
+def out_of_memory(error: MemoryError, command: str | None) -> str:
+    """A MemoryError's line: what ran out (the allocation, where it says), what to do."""
+    detail = f" ({join_lines(str(error))})" if str(error) else ""
+    less = LESS_AT_ONCE.get(command or "", "less input at once")
+    return (
+        f"out of memory{detail}: the run needs more than it may use (the machine's memory, or "
+        f"the limit of ulimit -v): give it more, or {less}"
+    )
+
+
+def thread_not_started(error: RuntimeError) -> bool:
+    """Whether ``error`` is CPython's for a thread that could not start (no memory for its
+    stack under ``ulimit -v``, or the limit of processes)."""
+    return str(error).startswith("can't start new thread")
+
+
+def out_of_threads(command: str | None) -> str:
+    """The line for a thread that could not start, and what to do."""
+    fewer = " (--num_threads=1)" if command == "train" else ""
+    return (
+        "a thread could not start (can't start new thread: no memory for its stack, or the "
+        f"limit of processes, ulimit -v / -u): give the run more memory, or fewer threads{fewer}"
+    )
+
+
 class _Shell(_Group):
     """The command group as a shell tool: one-line errors, quiet broken pipes, clean signals.
 
-    Expected errors (ValueError, OSError) become one line; anything else is a bug in
+    Expected errors (ValueError, OSError) become one line, and so does memory that ran out
+    (MemoryError, a thread that could not start), with what to do; anything else is a bug in
     brahmic_pua and keeps its traceback. Only click's public hooks are used: the errors are
     reworded where parsing (``make_context``) and running (``invoke``) raise them, and click's
     standalone mode shows them and exits."""
@@ -200,6 +233,12 @@ class _Shell(_Group):
             raise OneLineError(error.format_message()) from None
         except (ValueError, OSError) as error:
             raise OneLineError(expected(error)) from None
+        except MemoryError as error:  # pyarrow's ArrowMemoryError too
+            raise OneLineError(out_of_memory(error, ctx.invoked_subcommand)) from None
+        except RuntimeError as error:
+            if not thread_not_started(error):
+                raise
+            raise OneLineError(out_of_threads(ctx.invoked_subcommand)) from None
         except (KeyboardInterrupt, click.Abort):  # here, or click adds a blank line of its own
             raise _interrupted() from None
 

@@ -10,6 +10,11 @@ print its own KeyboardInterrupt traceback (and a worker still starting, its unpi
 semaphore errors) beside the run's one line. So workers ignore SIGINT from birth
 (:func:`sigint_ignored_by_children`), and the run, which handles it, ends them at once
 (:func:`kill_workers`) rather than waiting for their shards.
+
+A worker that dies (the kernel's out-of-memory killer sends SIGKILL; a user may send SIGTERM to
+it alone) breaks the pool, which says only that "a process in the process pool was terminated
+abruptly", under some fifty lines of the waiting thread's frames: :func:`worker_died` names the
+worker, how it ended and what to do, in one line (:class:`WorkerDied`).
 """
 
 from __future__ import annotations
@@ -22,11 +27,18 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:  # the pool is the caller's; importing it costs a start-up 10 ms
-    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures import Future, ProcessPoolExecutor
 
+T = TypeVar("T")
+
+#: Seconds to wait, once a worker has died, for the pool to end the others (it sends them
+#: SIGTERM at once): their ends tell the dead worker's signal from the pool's own.
+ENDS_WITHIN = 5.0
+#: Seconds between two looks at the pool's thread while a result is waited for.
+WAIT_STEP = 0.5
 #: prctl's option that has the kernel signal a process when its parent dies (linux/prctl.h).
 PR_SET_PDEATHSIG = 1
 
@@ -85,3 +97,135 @@ def kill_workers(pool: ProcessPoolExecutor) -> None:
     then, the pool's table of processes."""
     for process in list((pool._processes or {}).values()):
         process.kill()
+
+
+class WorkerDied(ChildProcessError):
+    """A worker process ended before its work was done, as one line: which worker, how it
+    ended (a signal, or an exit status) and what to do. An OSError (a child process's), so a
+    command shows it as its other expected errors."""
+
+
+def worker_died(
+    pool: ProcessPoolExecutor, error: BaseException, what: str, memory_advice: str
+) -> WorkerDied | None:
+    """The one-line error for ``error`` where it is ``pool``'s report of a worker that died
+    (``BrokenProcessPool`` with no cause: a worker whose result or initializer failed has its
+    error as the cause, and is a bug with its traceback), else None. Call it before
+    :func:`kill_workers`, whose SIGKILL would hide the signal. ``what`` names the worker
+    ("a counting worker"); ``memory_advice`` is what to do when SIGKILL ended it, which is
+    how the out-of-memory killer ends a process.
+
+    The pool sends SIGTERM to the other workers as it breaks, so the worker's own end is the
+    one that is not the pool's: SIGKILL, another signal, an exit status, then SIGTERM (sent to
+    the worker alone: then each worker ended by SIGTERM, and which was first is not known,
+    so no pid is named). The others are given :data:`ENDS_WITHIN` seconds to end; their ends
+    are read after the pool's thread has read them (two threads that wait for one child race,
+    and the loser sees no end)."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    if not isinstance(error, BrokenProcessPool) or error.__cause__ is not None:
+        return None
+    processes = list((pool._processes or {}).values())
+    deadline = time.monotonic() + ENDS_WITHIN
+    while any(p.exitcode is None for p in processes) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    ends = [(p.exitcode, p.pid) for p in processes if p.exitcode]
+    if not ends:
+        return WorkerDied(f"{what} ended before its work was done: run it again")
+    code, pid = min(ends, key=lambda end: _rank(end[0]))
+    if [end for end, _ in ends].count(code) == 1:
+        what = f"{what} (pid {pid})"
+    if code >= 0:
+        return WorkerDied(f"{what} exited with status {code} before its work was done")
+    name = _signal_name(-code)
+    if code == -signal.SIGKILL:
+        return WorkerDied(f"{what} was killed by SIGKILL (out of memory?): {memory_advice}")
+    if code in (-signal.SIGTERM, -signal.SIGINT, -signal.SIGHUP):
+        return WorkerDied(f"{what} was killed by {name}, sent from outside this run: run it again")
+    return WorkerDied(f"{what} was killed by {name}: run it again, and report it if it recurs")
+
+
+class PoolWatch:
+    """A pool's waits, each with an exit when the other side died, and its failures as one
+    line: the block (``with``) in which ``pool`` is given work and its results waited for.
+
+    A worker that dies breaks the pool, and :meth:`died` says so. The pool's own thread,
+    which hands the workers their work, can die too: under an address-space limit
+    (``ulimit -v``) it cannot start the thread that feeds the workers' queue ("can't start new
+    thread"), prints its traceback and ends, and the futures are never done: the run hung for
+    good, the workers waiting for work. So :meth:`result` waits in steps and, once that thread
+    has ended with the job not done, raises :class:`WorkerDied` with the thread's error,
+    which the block keeps from being printed."""
+
+    def __init__(
+        self, pool: ProcessPoolExecutor, worker: str, pool_name: str, memory_advice: str
+    ) -> None:
+        self.pool = pool
+        self.worker = worker  # "a counting worker"
+        self.pool_name = pool_name  # "the counting pool"
+        self.memory_advice = memory_advice
+        self.errors: list[BaseException] = []
+        self._previous = threading.excepthook
+
+    def __enter__(self) -> PoolWatch:
+        self._previous = threading.excepthook
+        threading.excepthook = self._keep
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        threading.excepthook = self._previous
+
+    def _keep(self, args: threading.ExceptHookArgs) -> None:
+        """The pool's thread's error kept (for :meth:`result`'s line), any other's as before."""
+        if args.exc_value is not None and args.thread is self._thread():
+            self.errors.append(args.exc_value)
+        else:
+            self._previous(args)
+
+    def _thread(self) -> threading.Thread | None:
+        thread: threading.Thread | None = getattr(self.pool, "_executor_manager_thread", None)
+        return thread
+
+    def result(self, job: Future[T]) -> T:
+        """``job``'s result, or its error; :class:`WorkerDied` once the pool's thread has
+        ended without it."""
+        while True:
+            try:
+                return job.result(timeout=WAIT_STEP)
+            except TimeoutError:
+                thread = self._thread()
+                if thread is None or thread.is_alive() or job.done():
+                    continue
+                cause = f": {self.errors[0]}" if self.errors else ""
+                raise WorkerDied(
+                    f"{self.pool_name} stopped, its thread ended{cause} (out of memory?): "
+                    f"{self.memory_advice}"
+                ) from None
+
+    def shutdown(self) -> None:
+        """The pool shut down, its thread waited for where it started: one that could not
+        start cannot be joined, and the error of joining it would replace the run's."""
+        thread = self._thread()
+        self.pool.shutdown(wait=thread is None or thread.ident is not None)
+
+    def died(self, error: BaseException) -> WorkerDied | None:
+        """:func:`worker_died` for this pool's workers."""
+        return worker_died(self.pool, error, self.worker, self.memory_advice)
+
+
+def _rank(code: int) -> int:
+    """How surely an exit code is the dead worker's own: SIGKILL, another signal, an exit
+    status, SIGTERM (which the pool sends the others)."""
+    if code == -signal.SIGKILL:
+        return 0
+    if code == -signal.SIGTERM:
+        return 3
+    return 1 if code < 0 else 2
+
+
+def _signal_name(number: int) -> str:
+    """SIGKILL for 9; the number where the signal has no name here."""
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"

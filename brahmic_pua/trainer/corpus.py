@@ -15,6 +15,7 @@ from itertools import islice
 from pathlib import Path
 from typing import TextIO
 
+from brahmic_pua.io.leftovers import owned_prefix
 from brahmic_pua.io.lines import BOM, batched, line_text, not_a_file
 from brahmic_pua.io.parquet import DEFAULT_COLUMN, check_column, corpus_lines, is_parquet
 from brahmic_pua.io.progress import Progress
@@ -191,12 +192,12 @@ class Corpus:
 
     def spm_part(self) -> str:
         """A new temporary file for the next lines of spm's line file (parts join in order)."""
-        name = _temporary_name("brahmic_pua_spm_lines_")
+        name = _temporary_name("spm_lines")
         self._spm_parts.append(Path(name))
         return name
 
     def _new_spill(self) -> str:
-        name = _temporary_name("brahmic_pua_corpus_")
+        name = _temporary_name("corpus")
         self._spill = Path(name)
         return name
 
@@ -276,7 +277,7 @@ class Corpus:
             return
         bar, seen = Progress(self.progress, "counting lines", self.input_bytes()), CorpusStats()
         if self.iterator is not None:
-            name = _temporary_name("brahmic_pua_raw_corpus_")
+            name = _temporary_name("raw_corpus")
             try:
                 with text_writer(name) as spill:
                     for lines in batched(self._every_raw_line()):
@@ -349,8 +350,9 @@ def text_writer(path: str) -> TextIO:
     return open(path, "w", encoding="utf-8", newline="")
 
 
-def _temporary_name(prefix: str) -> str:
-    handle, name = tempfile.mkstemp(prefix=prefix, suffix=".txt")
+def _temporary_name(kind: str) -> str:
+    """A new temporary file of ``kind``, named after its run (:mod:`brahmic_pua.io.leftovers`)."""
+    handle, name = tempfile.mkstemp(prefix=owned_prefix(kind), suffix=".txt")
     os.close(handle)
     return name
 

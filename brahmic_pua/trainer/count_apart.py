@@ -13,7 +13,9 @@ The child is forked with the corpus in its memory (as the line-range workers are
 :mod:`brahmic_pua.trainer.range_count`); it scans and counts exactly as this process would,
 writing the corpus's word file, and sends back the counts, the line statistics and what became
 of the word file. It dies with this process, leaves Ctrl-C to it, and is ended at once when the
-count fails or is interrupted; its errors come back as themselves (one line each).
+count fails or is interrupted; its errors come back as themselves (one line each), and its
+death (the out-of-memory killer's SIGKILL) as one line too
+(:class:`~brahmic_pua.io.workers.WorkerDied`).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import sys
 import threading
 from typing import TYPE_CHECKING
 
-from brahmic_pua.io.workers import kill_workers
+from brahmic_pua.io.workers import PoolWatch, kill_workers
 from brahmic_pua.segment.arrow_count import ARROW_MIN_BYTES, arrow_wanted
 from brahmic_pua.segment.counting import CorpusCounts, count_batches
 from brahmic_pua.trainer.corpus import Corpus, CorpusStats
@@ -37,6 +39,9 @@ ARROW_POOL = "ARROW_DEFAULT_MEMORY_POOL"
 #: The corpus the forked child counts (set just before the fork: a child gets it as memory,
 #: not pickled, with its open word file).
 _CORPUS: list[Corpus] = []
+#: What to do when the out-of-memory killer ended the child (SIGKILL): a sample is counted
+#: as it is read, in this process.
+MEMORY_ADVICE = "give the run more memory, or train on a sample (--input_sentence_size=N lines)"
 
 
 def worth_apart(corpus: Corpus) -> bool:
@@ -59,17 +64,22 @@ def count_apart(corpus: Corpus, policy: str, keep_words: bool) -> CorpusCounts:
     assert words is not None, "only a corpus that writes its words for spm is counted apart"
     _CORPUS[:] = [corpus]
     pool = ProcessPoolExecutor(1, get_context("fork"), die_with_parent, (os.getpid(),))
+    watch = PoolWatch(pool, "the counting process", "the counting process's pool", MEMORY_ADVICE)
     try:
-        with signals_deferred():  # the child is forked at the submit
-            job: Future[tuple[CorpusCounts, CorpusStats, bool]] = pool.submit(
-                _count, policy, keep_words
-            )
-        counts, corpus.stats, usable = job.result()
-    except BaseException:
+        with watch:
+            with signals_deferred():  # the child is forked at the submit
+                job: Future[tuple[CorpusCounts, CorpusStats, bool]] = pool.submit(
+                    _count, policy, keep_words
+                )
+            counts, corpus.stats, usable = watch.result(job)
+    except BaseException as error:
+        died = watch.died(error)
         kill_workers(pool)
+        if died is not None:
+            raise died from None
         raise
     finally:
-        pool.shutdown()
+        watch.shutdown()
         _CORPUS.clear()
     words.written(usable)
     return counts

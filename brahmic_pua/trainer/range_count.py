@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from brahmic_pua.io.lines import Span, batched, plan_spans, read_lines
 from brahmic_pua.io.progress import Progress
-from brahmic_pua.io.workers import kill_workers
+from brahmic_pua.io.workers import PoolWatch, kill_workers
 from brahmic_pua.normalize import Normalizer
 from brahmic_pua.segment.arrow_count import arrow_wanted
 from brahmic_pua.segment.counting import MAX_PIECES, CorpusCounts, count_batches
@@ -35,6 +35,10 @@ if TYPE_CHECKING:
 RANGES_PER_WORKER = 4
 MIN_RANGE_BYTES = 1 << 20
 MAX_RANGE_BYTES = 64 << 20
+#: What to do when the out-of-memory killer ended a worker (SIGKILL).
+MEMORY_ADVICE = (
+    "give the run more memory, or count in fewer processes (--num_threads=1 counts in one)"
+)
 #: Below this much input a second process costs more than it saves.
 PARALLEL_MIN_BYTES = 4 << 20
 
@@ -111,30 +115,37 @@ def count_in_processes(
     words to a part of that word file, gathered into it once every range is counted.
 
     The workers die with this process (SIGKILL included), leave Ctrl-C to it, and are ended at
-    once when the count fails or is interrupted, instead of finishing their ranges."""
+    once when the count fails or is interrupted, instead of finishing their ranges; a worker
+    that dies (the out-of-memory killer's SIGKILL) is one line,
+    :class:`~brahmic_pua.io.workers.WorkerDied`."""
     # Imported here: a pool is used only for a corpus big enough, and these imports are a
     # tenth of the trainer's start-up.
     from concurrent.futures import ProcessPoolExecutor
     from multiprocessing import get_context
 
     pool = ProcessPoolExecutor(workers, get_context("fork"), die_with_parent, (os.getpid(),))
+    watch = PoolWatch(pool, "a counting worker", "the pool of counting workers", MEMORY_ADVICE)
     jobs: list[Future[tuple[CorpusCounts, CorpusStats]]] = []
     try:
-        with signals_deferred():  # the workers are forked at the first submit
-            for group in plan_ranges(files, workers):
-                lines, word_part = (None, words.part()) if words is not None else (part(), None)
-                jobs.append(
-                    pool.submit(count_spans, group, normalize, policy, lines, arrow, word_part)
-                )
-        found = reduce_in_order((job.result() for job in jobs), files, progress)
+        with watch:
+            with signals_deferred():  # the workers are forked at the first submit
+                for group in plan_ranges(files, workers):
+                    lines, word_part = (None, words.part()) if words is not None else (part(), None)
+                    jobs.append(
+                        pool.submit(count_spans, group, normalize, policy, lines, arrow, word_part)
+                    )
+            found = reduce_in_order((watch.result(job) for job in jobs), files, progress)
         if words is not None:
             words.gather()
         return found
-    except BaseException:
+    except BaseException as error:
+        died = watch.died(error)
         kill_workers(pool)  # not their futures cancelled: see kill_workers
+        if died is not None:
+            raise died from None
         raise
     finally:
-        pool.shutdown()
+        watch.shutdown()
 
 
 def reduce_in_order(

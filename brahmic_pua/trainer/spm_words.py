@@ -34,6 +34,7 @@ from typing import Any, BinaryIO
 
 from brahmic_pua.codec.layout import ESCAPED_LITERALS
 from brahmic_pua.io.flags import read_bool
+from brahmic_pua.io.leftovers import owned_prefix
 from brahmic_pua.io.lists import comma_list
 
 BLOCK = "\u2585"  # spm silently drops every training line that contains it
@@ -276,7 +277,7 @@ class WordFile:
 
 
 def _temporary() -> str:
-    handle, name = tempfile.mkstemp(prefix="brahmic_pua_spm_words_", suffix=".tsv")
+    handle, name = tempfile.mkstemp(prefix=owned_prefix("spm_words"), suffix=".tsv")
     os.close(handle)
     return name
 

@@ -25,6 +25,7 @@ from typing import Any
 from brahmic_pua.codec import PUACodec
 from brahmic_pua.codec.layout import RESERVED
 from brahmic_pua.io.atomic import check_writable, write_atomic_many
+from brahmic_pua.io.leftovers import owned_prefix, owner
 from brahmic_pua.io.progress import Phases
 from brahmic_pua.io.wording import counted
 from brahmic_pua.model.compile import compile_rules
@@ -159,13 +160,16 @@ def _reserved_pieces(options: dict[str, Any]) -> int:
 
 
 @terminated_cleanly()
+@owner()
 def train_model(arg: str | None = None, **kwargs: Any) -> TrainReport:
     """Train and write ``<model_prefix>.model`` / ``.vocab``; see :class:`SentencePieceTrainer`.
 
     Everything that can be checked without the corpus is checked first: options, symbols,
     output paths. An option that turns a guarantee off is reported in one line on stderr.
     Temporary files are removed however the run ends, on SIGINT and SIGTERM too (Python's
-    default SIGTERM included: :func:`~brahmic_pua.trainer.signals.terminated_cleanly`).
+    default SIGTERM included: :func:`~brahmic_pua.trainer.signals.terminated_cleanly`); where
+    no cleanup can run (SIGKILL, a native abort in spm), by the next training
+    (:mod:`brahmic_pua.io.leftovers`).
     """
     options = build_options(arg, kwargs, progress=sys.stderr.isatty())
     if options.model_writer is None:  # else the model goes to the writer, and no file is written
@@ -240,7 +244,7 @@ def _train(given: _Inputs, warnings: list[str]) -> TrainReport:
     stats, options = given.corpus.stats, given.options
     _check_text(stats.lines, given.characters)
     plan = _plan(given, warnings)
-    with temporary_folder("brahmic_pua_train_") as work, Phases(options.progress) as phases:
+    with temporary_folder(owned_prefix("train")) as work, Phases(options.progress) as phases:
         try:
             model, too_long, built = _fit(given, plan, work, phases)
         except _TooHigh as error:  # spm's "Vocabulary size too high", in our words
@@ -398,7 +402,7 @@ def _made_at(size: int, given: _Inputs) -> int | None:
     try:
         with contextlib.redirect_stderr(io.StringIO()):
             plan = _plan(trial, [])
-            with temporary_folder("brahmic_pua_train_") as work, Phases(False) as phases:
+            with temporary_folder(owned_prefix("train")) as work, Phases(False) as phases:
                 _fit(trial, plan, work, phases)
     except _TooHigh as again:
         return again.made

@@ -118,11 +118,23 @@ def test_a_pipe_gives_the_lines_a_file_with_the_same_bytes_gives(
 @example(items=["abcd"] * 100, size=70, chars=90)  # full by characters
 @settings(max_examples=examples(100))
 def test_batches_keep_the_order_and_both_bounds(items: list[str], size: int, chars: int) -> None:
-    """Every item once, in order; no batch over ``size`` items; a batch ends at the item with
-    which it holds ``chars`` characters, so without its last item it holds fewer (a batch
-    ended at the step of BATCH_STEP items that passed the bound: ten lines of 39 MB were one
-    batch); every batch but the last is full by one bound. The oracle: lists and lengths
-    counted here."""
+    """Every item once, in order; no batch over ``size`` items; a batch ends at the first item
+    by which it holds ``chars`` characters, so without its last item it holds fewer; every
+    batch but the last is full by one bound; and no item is taken before the batch before it
+    is handed on (a lazy reader's lines are held a batch at a time). The oracle: lists and
+    lengths counted here."""
+    taken: list[int] = []
+
+    def lazily() -> Iterator[str]:
+        for item in items:
+            taken.append(len(item))
+            yield item
+
+    handed = 0
+    for batch in batched(lazily(), size, chars):
+        handed += len(batch)
+        assert len(taken) == handed
+    taken.clear()
     batches = list(batched(items, size, chars))
     assert [item for batch in batches for item in batch] == items
     assert all(batch for batch in batches)

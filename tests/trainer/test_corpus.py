@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import tempfile
 import threading
+import tracemalloc
 import unicodedata
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -19,8 +20,10 @@ from conftest import require_extra, sample, sample_held_out, sample_training, sl
 import brahmic_pua as spm
 from brahmic_pua.codec import PUACodec
 from brahmic_pua.codec import codec as codec_module
+from brahmic_pua.io.lines import BATCH_CHARS
 from brahmic_pua.model.display import starts_with_mark
 from brahmic_pua.normalize import normalizer
+from brahmic_pua.segment.counting import count_batches
 from brahmic_pua.trainer import engine, range_count, train_model
 from brahmic_pua.trainer.corpus import Corpus
 from brahmic_pua.trainer.options import OptionError
@@ -507,3 +510,27 @@ def test_parquet_column_is_checked_before_reading(tmp_path: Path) -> None:
             model_prefix=str(tmp_path / "m"),
             engine="ray",
         )
+
+
+def _count_peak(path: Path) -> int:
+    """The most memory Python held while the corpus at ``path`` was scanned and counted."""
+    corpus = Corpus([str(path)], None, normalizer("nfc"))
+    tracemalloc.start()
+    try:
+        count_batches(corpus.scan(), "fixtoken")
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+        corpus.close()
+
+
+def test_long_lines_are_held_a_few_at_a_time(tmp_path: Path) -> None:
+    """The count's memory grows with the longest lines, not with how many there are: ten lines
+    of half a batch peak about as two do (one batch), where a batch took 16 lines at a time
+    (ten lines of 39 MB, a 390 MB file, peaked at 2.0 GB). The oracle: the same count's peak
+    on the first two lines alone."""
+    line = ("తెలుగు భాష " * 400_000)[: BATCH_CHARS // 2 + 1]
+    two, ten = tmp_path / "two.txt", tmp_path / "ten.txt"
+    two.write_text(f"{line}\n" * 2, encoding="utf-8")
+    ten.write_text(f"{line}\n" * 10, encoding="utf-8")
+    assert _count_peak(ten) < 2 * _count_peak(two)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import tempfile
 import threading
 import time
@@ -15,6 +16,7 @@ from typing import Any
 import pytest
 from conftest import sample
 
+from brahmic_pua.io.workers import WorkerDied
 from brahmic_pua.normalize import normalizer
 from brahmic_pua.trainer import count_apart as apart
 from brahmic_pua.trainer import engine, train_model
@@ -101,6 +103,39 @@ def test_an_error_in_the_child_is_the_same_one_line(
     assert os.listdir(tmp_path / "temp") == []
     assert not multiprocessing.active_children()
     assert not list(tmp_path.glob("m.*"))
+
+
+def _ended_by(signum: int) -> Any:
+    """A count that ends its process by ``signum`` (as the kernel or a user would)."""
+
+    def count(*args: Any) -> Any:
+        os.kill(os.getpid(), signum)
+        time.sleep(60)  # not reached: the signal ends the process
+        raise AssertionError("the signal did not end the counting process")
+
+    return count
+
+
+@pytest.mark.parametrize("sent", [signal.SIGKILL, signal.SIGTERM])
+def test_a_child_that_dies_is_one_error_and_leaves_nothing(
+    corpus_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sent: signal.Signals
+) -> None:
+    """The out-of-memory killer's SIGKILL, or a SIGTERM sent to the child alone: one line that
+    names it (and the pid: the one process), no word file, no model, no process."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "temp"))
+    (tmp_path / "temp").mkdir()
+    monkeypatch.setattr(apart, "ARROW_MIN_BYTES", 0)
+    monkeypatch.setattr(apart, "count_here", _ended_by(sent))
+    with pytest.raises(WorkerDied) as died:
+        train_model(input=str(corpus_file), model_prefix=str(tmp_path / "m"), **OPTIONS)
+    message = str(died.value)
+    assert message.startswith("the counting process (pid ") and "\n" not in message
+    assert f"was killed by {sent.name}" in message
+    if sent == signal.SIGKILL:
+        assert "(out of memory?)" in message and "--input_sentence_size" in message
+    assert os.listdir(tmp_path / "temp") == []
+    assert not list(tmp_path.glob("m.*"))
+    assert not multiprocessing.active_children()
 
 
 def test_not_apart_with_other_threads_or_small_input(

@@ -189,7 +189,8 @@ def _killed(pids: list[int]) -> None:
 def test_sigkill_leaves_only_temporary_files_and_no_process(tmp: Path, out: Path) -> None:
     """SIGKILL cannot be cleaned up after: the worker processes counting the corpus die with
     the run (orphaned, they would wait forever for work, holding its stderr), what is left is the
-    temporary files the README names, and the next run is not affected by them."""
+    temporary files the README names, named after the run, and the next run removes them and is
+    not affected by them."""
     if len(os.sched_getaffinity(0)) < 2:
         pytest.skip("the count uses worker processes only with 2 CPUs or more")
     process = _run(
@@ -205,7 +206,8 @@ def test_sigkill_leaves_only_temporary_files_and_no_process(tmp: Path, out: Path
     finally:
         _killed(workers)
     left = _left(tmp)
-    assert all(name.startswith("brahmic_pua_") for name in left), left
+    owned = f"_{process.pid}_"
+    assert left and all(name.startswith("brahmic_pua_") and owned in name for name in left), left
     # The next run, in the same TMPDIR and to the same prefix, is not affected.
     again = _run(
         [
@@ -222,7 +224,7 @@ def test_sigkill_leaves_only_temporary_files_and_no_process(tmp: Path, out: Path
     )
     _, stderr = again.communicate(timeout=PATIENCE)
     assert again.returncode == 0, stderr
-    assert _left(tmp) == left and _left(out) == ["m.model", "m.vocab"]
+    assert _left(tmp) == [] and _left(out) == ["m.model", "m.vocab"]
 
 
 @corpora
