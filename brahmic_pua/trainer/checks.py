@@ -11,7 +11,7 @@ corpus without Brahmic text, and spm's "Vocabulary size too high" in our words.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from brahmic_pua.codec import PUACodec
@@ -22,6 +22,7 @@ from brahmic_pua.model.display import starts_with_mark
 from brahmic_pua.nepbpe.filters import SEED_FILTERS
 from brahmic_pua.normalize import normalize
 from brahmic_pua.segment.sure_cuts import check_no_surrogates
+from brahmic_pua.trainer.spm_options import SpmOptions
 
 STAND_INS = str.maketrans(ESCAPED_LITERALS)
 ROUND_TRIP = "guarantee 1, decode(encode(s)) == N(s)"
@@ -33,13 +34,13 @@ def symbol_list(value: Any) -> list[str]:
     return comma_list(value or None, strip=False)
 
 
-def user_symbols(options: Mapping[str, Any], mode: str) -> list[str]:
+def user_symbols(options: SpmOptions, mode: str) -> list[str]:
     """``user_defined_symbols`` as spm must see them: after N, as text (spm matches them in the
     raw input before its rules, so a symbol given as codes would catch literal codes in the
     text), ▁ and U+2585 as their stand-ins. A symbol that starts with a dependent mark is
     refused (it would be a piece that renders on a dotted circle)."""
     symbols = []
-    for symbol in symbol_list(options.get("user_defined_symbols")):
+    for symbol in symbol_list(options["user_defined_symbols"]):
         try:
             check_no_surrogates(symbol)
         except ValueError as error:
@@ -63,26 +64,26 @@ def user_symbols(options: Mapping[str, Any], mode: str) -> list[str]:
     return symbols
 
 
-def weakened_guarantees(options: Mapping[str, Any]) -> list[str]:
+def weakened_guarantees(options: SpmOptions) -> list[str]:
     """One line for every option that turns a guarantee off, naming it."""
     found = []
-    if not options.get("byte_fallback", True):
+    if not options.flag("byte_fallback"):
         found.append(
             f"byte_fallback=False turns off {ROUND_TRIP}: a character without a piece "
             "encodes to <unk> and decodes to ⁇"
         )
-    if options.get("remove_extra_whitespaces", False):
+    if options.flag("remove_extra_whitespaces"):
         found.append(
             f"remove_extra_whitespaces=True turns off {ROUND_TRIP}: runs of spaces collapse "
             "and leading and trailing spaces are dropped"
         )
-    if options.get("treat_whitespace_as_suffix", False):
+    if options.flag("treat_whitespace_as_suffix"):
         found.append(
             f"treat_whitespace_as_suffix=True turns off {ROUND_TRIP}: the ▁ spm adds to mark "
             "a word goes at its end, so every text decodes with a trailing space ('ড' → 'ড '), "
             "as in stock sentencepiece"
         )
-    if options.get("model_type") == "word":
+    if options.model_type == "word":
         found.append(
             f"model_type=word turns off {ROUND_TRIP}: a word without a piece is spelled in "
             "bytes, and spm decodes the bytes of its ▁ as a literal ▁, not a space"
@@ -138,14 +139,11 @@ def spm_vocab_limit(message: str) -> tuple[int, int] | None:
     return int(found[1]), int(found[2])
 
 
-#: spm's defaults for the two options that bound how many pieces a corpus can give.
-SPM_SEED_SENTENCEPIECE_SIZE = 1_000_000
-SPM_MAX_SENTENCEPIECE_LENGTH = 16
 #: byte_fallback's pieces.
 BYTE_PIECES = 256
 
 
-def most_pieces(options: Mapping[str, Any], reserved: int, symbols: int, characters: int) -> int:
+def most_pieces(options: SpmOptions, reserved: int, symbols: int, characters: int) -> int:
     """An upper bound on the pieces spm can make from a corpus of ``characters`` characters
     (spaces included) and ``symbols`` distinct symbols, beside ``reserved`` meta and user
     pieces and the byte pieces.
@@ -158,11 +156,11 @@ def most_pieces(options: Mapping[str, Any], reserved: int, symbols: int, charact
     pieces are its symbols, each BPE merge shortens the corpus by at least one symbol, a word
     model's words are fewer than its characters, and unigram keeps at most its seed pieces,
     substrings of at most max_sentencepiece_length symbols."""
-    model_type = str(options.get("model_type", "unigram")).lower()
+    model_type = options.model_type
     grown = 0 if model_type == "char" else characters
     if model_type == "unigram":
-        seeds = int(options.get("seed_sentencepiece_size", SPM_SEED_SENTENCEPIECE_SIZE))
-        longest = int(options.get("max_sentencepiece_length", SPM_MAX_SENTENCEPIECE_LENGTH))
+        seeds = options.integer("seed_sentencepiece_size")
+        longest = options.integer("max_sentencepiece_length")
         grown = min(seeds, characters * max(1, longest))
     return reserved + BYTE_PIECES + symbols + grown
 

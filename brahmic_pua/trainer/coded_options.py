@@ -15,12 +15,12 @@ rules; see :func:`brahmic_pua.trainer.checks.user_symbols`.)
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from brahmic_pua.codec import PUACodec
 from brahmic_pua.io.lines import file_lines
 from brahmic_pua.normalize import Normalizer
 from brahmic_pua.trainer.pretokenize import training_form
+from brahmic_pua.trainer.spm_options import SpmOptions
 
 
 def required_clusters(text: str, codec: PUACodec, normalizer: Normalizer) -> list[str]:
@@ -31,16 +31,17 @@ def required_clusters(text: str, codec: PUACodec, normalizer: Normalizer) -> lis
 
 
 def coded_options(
-    options: dict[str, Any], codec: PUACodec, normalizer: Normalizer, work: str
-) -> None:
-    """``options`` (spm's, in place) with the values spm matches against its training text
-    mapped to that text's form; a seed file is written, mapped, into ``work``."""
+    options: SpmOptions, codec: PUACodec, normalizer: Normalizer, work: str
+) -> SpmOptions:
+    """``options`` (spm's) with the values spm matches against its training text mapped to
+    that text's form; a seed file is written, mapped, into ``work``."""
+    coded: dict[str, str] = {}
     for name in ("required_chars", "pretokenization_delimiter"):
-        if options.get(name):
-            options[name] = training_form(str(options[name]), codec, normalizer)
-    seeds = options.get("seed_sentencepieces_file")
-    if seeds:
-        options["seed_sentencepieces_file"] = _mapped_seeds(str(seeds), codec, normalizer, work)
+        if value := options.text(name):
+            coded[name] = training_form(value, codec, normalizer)
+    if seeds := options.text("seed_sentencepieces_file"):
+        coded["seed_sentencepieces_file"] = _mapped_seeds(seeds, codec, normalizer, work)
+    return options.replace(**coded)
 
 
 def _mapped_seeds(path: str, codec: PUACodec, normalizer: Normalizer, work: str) -> str:

@@ -25,11 +25,10 @@ from __future__ import annotations
 import struct
 from collections import Counter
 from collections.abc import Mapping
-from typing import Any
 
 import sentencepiece as spm
 
-from brahmic_pua.io.flags import read_bool
+from brahmic_pua.trainer.spm_options import SpmOptions
 
 SPACE = "\u2581"
 #: spm's pretokenization boundary (``kPretokenizationBoundaryChar``): counted, never kept.
@@ -42,20 +41,20 @@ def forecast_alphabet(
     pieces: Mapping[str, int] | None,
     words: int,
     rules_file: str,
-    options: dict[str, Any],
+    options: SpmOptions,
     user_rules: bool,
 ) -> set[str] | None:
     """The characters spm keeps as its alphabet when it trains with ``options`` on text whose
     pieces are ``pieces`` (with counts) in ``words`` words, normalized by the rules in
     ``rules_file``; None where that is not worked out here."""
-    if pieces is None or user_rules or any(options.get(name) for name in _OTHER_CHARACTERS):
+    if pieces is None or user_rules or any(options[name] for name in _OTHER_CHARACTERS):
         return None
-    if str(options.get("model_type", "unigram")).lower() == "word":
+    if options.model_type == "word":
         return None  # its pieces are words: a kept character need not be in one
-    if not read_bool("add_dummy_prefix", options.get("add_dummy_prefix", True)):
+    if not options.flag("add_dummy_prefix"):
         return None
-    coverage = as_float(float(options.get("character_coverage", 0.9995)))
-    if coverage >= 1.0 or read_bool("use_all_vocab", options.get("use_all_vocab", False)):
+    coverage = as_float(options.number("character_coverage"))
+    if coverage >= 1.0 or options.flag("use_all_vocab"):
         return None  # every character is kept: nothing to forecast
     normalizer = spm.SentencePieceNormalizer(
         rule_tsv=rules_file,

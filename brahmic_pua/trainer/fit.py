@@ -36,6 +36,7 @@ from brahmic_pua.model.rules import rule_files, training_rule_files
 from brahmic_pua.normalize import Normalizer
 from brahmic_pua.trainer.corpus import Corpus
 from brahmic_pua.trainer.spm_log import SpmLog, captured
+from brahmic_pua.trainer.spm_options import SpmOptions
 from brahmic_pua.trainer.spm_words import (
     BLOCK,
     ESCAPED_BLOCK,
@@ -61,8 +62,9 @@ def fit(
     corpus: Corpus,
     codec: PUACodec,
     normalizer: Normalizer,
-    options: dict[str, Any],
+    options: SpmOptions,
     work: str,
+    *,
     phases: Phases | None = None,
     read_log: bool = False,
     user_rules: tuple[tuple[str, str], ...] = (),
@@ -77,7 +79,7 @@ def fit(
     ones (spm trains on the text they rewrite, as stock does); ``forecast``: given the training
     rules' file, the codec of the clusters spm will keep, or None (the rules are then built
     for that codec, :mod:`brahmic_pua.trainer.coverage_forecast`)."""
-    too_long = _lines_too_long(corpus, int(options["max_sentence_length"]))
+    too_long = _lines_too_long(corpus, options.integer("max_sentence_length"))
     rules = training_rule_files(codec, normalizer, user_rules)
     rule_paths = (
         _write(work, "normalize.tsv", rules[0]),
@@ -92,7 +94,7 @@ def fit(
     if path is None:
         source = {"sentence_iterator": _escaped(corpus.lines(), stop)}
     phases = phases if phases is not None else Phases(False)
-    label = f"training SentencePiece ({str(options.get('model_type', 'unigram')).lower()})"
+    label = f"training SentencePiece ({options.model_type})"
     log = None
     if read_log and phases.enabled:  # (thread 0: no lines shown until spm's thread is known)
         log = SpmLog(lambda say: phases.show(say, label), thread=0, words=words is not None)
@@ -109,10 +111,10 @@ def fit(
         return Built(target, maps)
 
     with captured(log) as capture, phases.writing_to(capture.stderr):
-        spm_options = {**options, "minloglevel": 0} if capture.active else options
+        spm_options = options.replace(minloglevel=0) if capture.active else options
         if words is not None:
             spm_options = word_options(spm_options)
-        level = int(spm_options.get("minloglevel", 2))  # alongside, the training's
+        level = spm_options.minloglevel  # alongside, the training's
         train = _training(source, spm_options, work, rule_paths, log)
         # spm's own log on stderr (minloglevel < 2, asked for): no line redrawn over it
         live = capture.active or level >= 2 or "logstream" in options
@@ -122,7 +124,7 @@ def fit(
         built = _alongside(train, (lambda: complete(level)) if alongside else None, stop, phases)
     if normalizer.composes and not path:  # spm took the GIL for every line: one after the other
         phases.start("compiling rules")
-        built = complete(int(options.get("minloglevel", 2)))
+        built = complete(options.minloglevel)
     phases.end()
     model = parse_model(Path(work, "model.model").read_bytes())
     if words is not None:
@@ -139,7 +141,7 @@ def _lines_too_long(corpus: Corpus, limit: int) -> int:
 
 def _training(
     source: dict[str, Any],
-    options: dict[str, Any],
+    options: SpmOptions,
     work: str,
     rules: tuple[str, str],
     log: SpmLog | None,
@@ -159,7 +161,7 @@ def _training(
                 model_prefix=str(Path(work, "model")),
                 normalization_rule_tsv=forward,
                 denormalization_rule_tsv=backward,
-                **options,
+                **options.keywords(),
             )
         finally:
             if log is not None:

@@ -48,13 +48,8 @@ from brahmic_pua.trainer.normalizer_options import (
     read_normalizer_options,
     resolve_mode,
 )
+from brahmic_pua.trainer.spm_options import SpmOptions
 
-DEFAULTS: dict[str, Any] = {
-    "remove_extra_whitespaces": False,
-    "byte_fallback": True,
-    "split_digits": True,
-    "minloglevel": 2,
-}
 OURS = (
     "policy",
     "scripts",
@@ -94,9 +89,13 @@ class InputError(ValueError):
     spelling, so it stays an error of its own (exit 1, as a missing file), not an OptionError."""
 
 
-@dataclass
+@dataclass(frozen=True)
 class TrainOptions:
-    spm: dict[str, Any]
+    """Every option of one training, read and checked once (:func:`build_options`): spm's
+    own as :class:`~brahmic_pua.trainer.spm_options.SpmOptions`, brahmic_pua's as fields. A
+    step that needs other values makes a new one (``dataclasses.replace``)."""
+
+    spm: SpmOptions
     inputs: list[str] = field(default_factory=list)
     sentence_iterator: Iterable[str] | None = None
     policy: str = "fixtoken"
@@ -200,46 +199,62 @@ def build_options(arg: str | None, kwargs: Mapping[str, Any], progress: bool) ->
 
 
 def _build_options(arg: str | None, kwargs: Mapping[str, Any], progress: bool) -> TrainOptions:
+    """The options read from ``given`` one group at a time, each group checked as it is read,
+    and made one frozen :class:`TrainOptions` at the end."""
     given = _given(arg, kwargs)
-    options = TrainOptions(spm={**DEFAULTS})
-    options.normalizer_choice = choice = read_normalizer_options(given)
+    choice = read_normalizer_options(given)
     given.update(choice.flags)
-    _output_options(options, given)
-    _pretokenizer_options(options, given)
-    options.policy = str(given.pop("policy", "fixtoken"))
-    if options.policy not in POLICIES:
-        raise ValueError(f"unknown policy {options.policy!r}: choose one of {', '.join(POLICIES)}")
+    fields: dict[str, Any] = {"normalizer_choice": choice}
+    fields |= _output_options(given)
+    fields |= _pretokenizer_options(given)
+    policy = str(given.pop("policy", "fixtoken"))
+    if policy not in POLICIES:
+        raise ValueError(f"unknown policy {policy!r}: choose one of {', '.join(POLICIES)}")
     scripts = given.pop("scripts", None)
-    options.scripts = comma_list(scripts) if scripts is not None else None
     mode = given.pop("normalization", None)
     mode = check_mode(str(mode)) if mode is not None else None
-    options.normalization = check_mode(resolve_mode(choice, mode))
     folding = given.pop("folding_rules", None)
-    options.folding_rules = None if folding is None else str(folding)
-    options.progress = read_bool("progress", given.pop("progress", progress))
-    options.complete_word_starts = _word_starts(
-        given.pop("complete_word_starts", None), options.pretokenizer is not None
-    )
-    _nepbpe_options(options, given)
-    options.sentence_iterator = given.pop("sentence_iterator", None)
+    fields |= {
+        "policy": policy,
+        "scripts": comma_list(scripts) if scripts is not None else None,
+        "normalization": check_mode(resolve_mode(choice, mode)),
+        "folding_rules": None if folding is None else str(folding),
+        "progress": read_bool("progress", given.pop("progress", progress)),
+        "complete_word_starts": _word_starts(
+            given.pop("complete_word_starts", None), fields["pretokenizer"] is not None
+        ),
+    }
+    fields |= _nepbpe_options(given)
+    fields |= _input_options(given)
+    fields["spm_log"] = bool({"minloglevel", "logstream"} & set(given))
+    fields["byte_fallback_given"] = "byte_fallback" in given
+    spm = SpmOptions.with_defaults(check_values(given))
+    if "model_prefix" in spm:
+        check_model_prefix(spm.text("model_prefix"))
+    return TrainOptions(spm=spm, **fields)
+
+
+def _input_options(given: dict[str, Any]) -> dict[str, Any]:
+    """``input`` (files, globs expanded) or ``sentence_iterator``, ``text_column`` for Parquet
+    inputs, and where they are counted: ``engine`` and ``ray_address``."""
+    iterator = given.pop("sentence_iterator", None)
     given.pop("input_format", None)
     source = given.pop("input", None)
-    if source is not None:
-        options.inputs = _expanded(comma_list(source))
-    if bool(options.inputs) == (options.sentence_iterator is not None):
+    inputs = _expanded(comma_list(source)) if source is not None else []
+    if bool(inputs) == (iterator is not None):
         raise ValueError("give exactly one of input=<files> or sentence_iterator=<iterable>")
-    _text_column(options, given.pop("text_column", None))
-    options.engine = check_engine(str(given.pop("engine", "local")), bool(options.inputs))
+    column = check_text_column(given.pop("text_column", None), inputs)
+    engine = check_engine(str(given.pop("engine", "local")), bool(inputs))
     address = given.pop("ray_address", None)
-    if address is not None and options.engine != "ray":
+    if address is not None and engine != "ray":
         raise ValueError("ray_address is for engine=ray")
-    options.ray_address = None if address is None else str(address)
-    options.spm_log = bool({"minloglevel", "logstream"} & set(given))
-    options.spm.update(check_values(given))
-    options.byte_fallback_given = "byte_fallback" in given
-    if "model_prefix" in options.spm:
-        check_model_prefix(str(options.spm["model_prefix"]))
-    return options
+    return {
+        "inputs": inputs,
+        "sentence_iterator": iterator,
+        "text_column": column,
+        "engine": engine,
+        "ray_address": None if address is None else str(address),
+    }
 
 
 def _expanded(names: list[str]) -> list[str]:
@@ -256,12 +271,6 @@ def _expanded(names: list[str]) -> list[str]:
         else:
             files.append(name)
     return files
-
-
-def _text_column(options: TrainOptions, column: Any) -> None:
-    """``text_column``: the column of the Parquet inputs read as lines, by the rule of every
-    command that reads Parquet (:func:`~brahmic_pua.io.parquet.check_text_column`)."""
-    options.text_column = check_text_column(column, options.inputs)
 
 
 def _given(arg: str | None, kwargs: Mapping[str, Any]) -> dict[str, Any]:
@@ -299,7 +308,7 @@ def _word_starts(given: object, pretokenizer: bool) -> bool:
     return starts
 
 
-def _output_options(options: TrainOptions, given: dict[str, Any]) -> None:
+def _output_options(given: dict[str, Any]) -> dict[str, Any]:
     """``model_writer``: stock writes the model there (an object with ``write(bytes)``) and no
     file; without it, ``model_prefix`` names the files."""
     writer = given.pop("model_writer", None)
@@ -308,24 +317,27 @@ def _output_options(options: TrainOptions, given: dict[str, Any]) -> None:
             f"model_writer is a {type(writer).__name__}: give an object with a write(bytes) "
             "method, such as io.BytesIO()"
         )
-    options.model_writer = writer
     if writer is None and "model_prefix" not in given:
         raise ValueError(
             "model_prefix is required: the trainer writes <prefix>.model and .vocab (or pass "
             "model_writer= to get the model's bytes)"
         )
+    return {"model_writer": writer}
 
 
-def _pretokenizer_options(options: TrainOptions, given: dict[str, Any]) -> None:
+def _pretokenizer_options(given: dict[str, Any]) -> dict[str, Any]:
     """``pretokenizer`` (a callable text -> list of str) and
     ``allow_inconsistent_pretokenization``, checked as stock checks them, before the corpus."""
     user = given.pop("pretokenizer", None)
     allow = given.pop("allow_inconsistent_pretokenization", False)
-    options.allow_inconsistent_pretokenization = read_bool(
-        "allow_inconsistent_pretokenization", allow
-    )
+    fields = {
+        "allow_inconsistent_pretokenization": read_bool(
+            "allow_inconsistent_pretokenization", allow
+        ),
+        "pretokenizer": user,
+    }
     if user is None:
-        return
+        return fields
     if not callable(user):
         raise ValueError(
             f"pretokenizer is a {type(user).__name__}: give a callable that takes the text and "
@@ -341,7 +353,7 @@ def _pretokenizer_options(options: TrainOptions, given: dict[str, Any]) -> None:
             "pretokenizer and pretokenization_delimiter cannot both be given (as in "
             "sentencepiece): give one"
         )
-    options.pretokenizer = user
+    return fields
 
 
 #: spm's own range checks (trainer_interface.cc, VerifySpec), made before the corpus is read.
@@ -472,24 +484,30 @@ __all__ = [
 ]
 
 
-def _nepbpe_options(options: TrainOptions, given: dict[str, Any]) -> None:
+def _nepbpe_options(given: dict[str, Any]) -> dict[str, Any]:
     """The NepBPE layer's options: post-training filters, seed morphemes, θ; all
     checked here, before any corpus is read."""
-    options.filters = check_filters(comma_list(given.pop("filters", ())))
+    filters = check_filters(comma_list(given.pop("filters", ())))
     strict, ambiguous = given.pop("seeds_strict", None), given.pop("seeds_ambiguous", None)
     nepali = read_bool("nepali_seeds", given.pop("nepali_seeds", False))
+    seeds = None
     if strict is not None or ambiguous is not None or nepali:
-        options.seeds = load_seeds(strict, ambiguous, nepali=nepali)
-    options.theta = _number("theta", given.pop("theta", DEFAULT_THETA))
+        seeds = load_seeds(strict, ambiguous, nepali=nepali)
+    theta = _number("theta", given.pop("theta", DEFAULT_THETA))
     per_million = given.pop("theta_per_million", None)
-    options.theta_per_million = (
-        None if per_million is None else _number("theta_per_million", per_million)
-    )
     check_filter_inputs(
-        options.filters,
-        seeds=options.seeds is not None,
+        filters,
+        seeds=seeds is not None,
         give_seeds="seeds_strict=, seeds_ambiguous= or nepali_seeds=true",
     )
+    return {
+        "filters": filters,
+        "seeds": seeds,
+        "theta": theta,
+        "theta_per_million": (
+            None if per_million is None else _number("theta_per_million", per_million)
+        ),
+    }
 
 
 def _number(name: str, value: Any) -> float:

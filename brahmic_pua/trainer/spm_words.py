@@ -33,9 +33,9 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from brahmic_pua.codec.layout import ESCAPED_LITERALS
-from brahmic_pua.io.flags import read_bool
 from brahmic_pua.io.leftovers import owned_prefix
 from brahmic_pua.io.lists import comma_list
+from brahmic_pua.trainer.spm_options import SpmOptions
 
 BLOCK = "\u2585"  # spm silently drops every training line that contains it
 ESCAPED_BLOCK = ESCAPED_LITERALS[BLOCK]
@@ -83,14 +83,14 @@ _ANY_VALUE = frozenset(
 )
 #: spm options that must have this value (spm's default where absent).
 _REQUIRED = {
-    "model_type": ("bpe", "unigram"),  # the first: its default is unigram
-    "split_by_whitespace": (True, True),
-    "treat_whitespace_as_suffix": (False, False),
-    "allow_whitespace_only_pieces": (False, False),
-    "remove_extra_whitespaces": (False, True),
-    "add_dummy_prefix": (True, True),
-    "escape_whitespaces": (True, True),
-    "enable_differential_privacy": (False, False),
+    "model_type": "bpe",
+    "split_by_whitespace": True,
+    "treat_whitespace_as_suffix": False,
+    "allow_whitespace_only_pieces": False,
+    "remove_extra_whitespaces": False,
+    "add_dummy_prefix": True,
+    "escape_whitespaces": True,
+    "enable_differential_privacy": False,
 }
 #: spm options that must be empty or zero: each makes spm look at whole sentences.
 _EMPTY = ("input_sentence_size", "self_test_sample_size", "pretokenization_delimiter")
@@ -106,7 +106,7 @@ _PIECES = (
 )
 
 
-def words_train_alike(options: dict[str, Any]) -> bool:
+def words_train_alike(options: SpmOptions) -> bool:
     """Whether spm trained with ``options`` (its own, as the trainer passes them) on the corpus's
     word counts makes the model that its lines make (see the module's text)."""
     if os.environ.get(INPUT_ENV, "").strip().lower() == "lines":
@@ -119,15 +119,14 @@ def words_train_alike(options: dict[str, Any]) -> bool:
                 return False
         elif name not in _REQUIRED:
             return False  # an option not thought through here: lines, to be sure
-    for name, (wanted, default) in _REQUIRED.items():
-        value = options.get(name, default)
+    for name, wanted in _REQUIRED.items():
         if isinstance(wanted, bool):
-            if read_bool(name, value) != wanted:
+            if options.flag(name) != wanted:
                 return False
-        elif str(value).lower() != wanted:
+        elif str(options[name]).lower() != wanted:
             return False
     for name in _PIECES:
-        for piece in comma_list(options.get(name), strip=False):
+        for piece in comma_list(options[name] or None, strip=False):
             if SPACE in piece[1:] or " " in piece:
                 return False
     return True
@@ -282,31 +281,30 @@ def _temporary() -> str:
     return name
 
 
-def word_options(options: dict[str, Any]) -> dict[str, Any]:
+def word_options(options: SpmOptions) -> SpmOptions:
     """``options`` for training on a word file: tsv rows, no dummy prefix (each word brings its
     space), and no row skipped as too long (a word of a line at the limit is one byte longer
     with its space; the lines were checked against the limit already)."""
-    limit = int(options.get("max_sentence_length", 4192))
-    return {
-        **options,
-        "input_format": "tsv",
-        "add_dummy_prefix": False,
-        "max_sentence_length": min(limit + 1, 1 << 30),
-    }
+    limit = options.integer("max_sentence_length")
+    return options.replace(
+        input_format="tsv",
+        add_dummy_prefix=False,
+        max_sentence_length=min(limit + 1, 1 << 30),
+    )
 
 
-def restored(model: Any, options: dict[str, Any]) -> None:
+def restored(model: Any, options: SpmOptions) -> None:
     """``model`` (spm's, trained on a word file), its specs as the same training on lines
     leaves them: the input format, the dummy prefix and the line limit as ``options`` gave."""
     spec, normalizer = model.trainer_spec, model.normalizer_spec
     spec.ClearField("input_format")
     if "max_sentence_length" in options:
-        spec.max_sentence_length = int(options["max_sentence_length"])
+        spec.max_sentence_length = options.integer("max_sentence_length")
     else:
         spec.ClearField("max_sentence_length")
     normalizer.ClearField("add_dummy_prefix")
     if "add_dummy_prefix" in options:
-        normalizer.add_dummy_prefix = read_bool("add_dummy_prefix", options["add_dummy_prefix"])
+        normalizer.add_dummy_prefix = options.flag("add_dummy_prefix")
 
 
 __all__ = [

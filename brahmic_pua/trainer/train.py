@@ -71,25 +71,27 @@ from brahmic_pua.trainer.coverage_forecast import forecast_alphabet
 from brahmic_pua.trainer.engine import count_clusters
 from brahmic_pua.trainer.fit import Built, fit
 from brahmic_pua.trainer.normalizer_options import weakened
-from brahmic_pua.trainer.options import TrainOptions, build_options, read_bool
+from brahmic_pua.trainer.options import TrainOptions, build_options
 from brahmic_pua.trainer.pretokenize import ClusterPretokenizer
 from brahmic_pua.trainer.signals import temporary_folder, terminated_cleanly
+from brahmic_pua.trainer.spm_options import SPM_DEFAULTS, SpmOptions
 from brahmic_pua.trainer.spm_words import words_train_alike
 from brahmic_pua.trainer.word_starts import complete_word_starts
 
-#: spm's default vocab_size.
-DEFAULT_VOCAB_SIZE = 8000
-DEFAULT_MAX_SENTENCE_LENGTH = 4192
+#: spm's default vocab_size (the CLI's default too).
+DEFAULT_VOCAB_SIZE: int = SPM_DEFAULTS["vocab_size"]
 #: The most the default ``max_sentence_length`` grows to fit a corpus's longest line. spm holds
 #: a sentence whole while it trains: one line of 1.8 MB (a run of marks) took 48 s, then failed
 #: (``std::isfinite(score)``), where stock skips every line over 4,192 bytes. Longer lines are
 #: skipped, and the report says how many.
 MAX_DEFAULT_SENTENCE_LENGTH = 1 << 16
-SPM_NUM_THREADS = 16  # spm's default
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class TrainReport:
+    """What a training wrote and did, for its summary line and for callers of train_model;
+    fields by name (fourteen of them)."""
+
     model_file: str
     vocab_file: str
     lines: int
@@ -145,17 +147,10 @@ class TrainReport:
         return "; ".join(parts)
 
 
-def _model_type(options: dict[str, Any]) -> str:
-    return str(options.get("model_type", "unigram")).lower()
-
-
-def _reserved_pieces(options: dict[str, Any]) -> int:
+def _reserved_pieces(options: SpmOptions) -> int:
     ids = ("unk_id", "bos_id", "eos_id", "pad_id")
-    defaults = {"unk_id": 0, "bos_id": 1, "eos_id": 2, "pad_id": -1}
-    meta = sum(1 for name in ids if int(options.get(name, defaults[name])) >= 0)
-    symbols = sum(
-        len(symbol_list(options.get(n))) for n in ("user_defined_symbols", "control_symbols")
-    )
+    meta = sum(1 for name in ids if options.integer(name) >= 0)
+    symbols = sum(len(symbol_list(options[n])) for n in ("user_defined_symbols", "control_symbols"))
     return meta + symbols
 
 
@@ -173,13 +168,14 @@ def train_model(arg: str | None = None, **kwargs: Any) -> TrainReport:
     """
     options = build_options(arg, kwargs, progress=sys.stderr.isatty())
     if options.model_writer is None:  # else the model goes to the writer, and no file is written
-        prefix = str(options.spm["model_prefix"])
+        prefix = options.spm.text("model_prefix")
         for path in (f"{prefix}.model", f"{prefix}.vocab"):
             check_writable(path)
     if "user_defined_symbols" in options.spm:
         # Raw (after N), not mapped to codes: spm matches user symbols in the raw input
         # before its rules run, so literal codes in the text stay escaped.
-        options.spm["user_defined_symbols"] = user_symbols(options.spm, options.normalization)
+        symbols = user_symbols(options.spm, options.normalization)
+        options = replace(options, spm=options.spm.replace(user_defined_symbols=symbols))
     warnings = weakened_guarantees(options.spm)
     if (rewritten := weakened(options.normalizer_choice)) is not None:
         warnings.append(rewritten)
@@ -190,10 +186,9 @@ def train_model(arg: str | None = None, **kwargs: Any) -> TrainReport:
     n = normalizer(options.normalization, _folding(options))
     # spm's input_sentence_size, honoured here: a sample by a fixed seed (spm's own differs
     # from run to run) or, with shuffle_input_sentence=false, the first lines, as in spm.
-    sample = int(options.spm.pop("input_sentence_size", 0))
-    first = sample > 0 and not read_bool(
-        "shuffle_input_sentence", options.spm.get("shuffle_input_sentence", True)
-    )
+    sample = options.spm.integer("input_sentence_size")
+    first = sample > 0 and not options.spm.flag("shuffle_input_sentence")
+    options = replace(options, spm=options.spm.without("input_sentence_size"))
     corpus = Corpus(
         options.inputs,
         options.sentence_iterator,
@@ -213,12 +208,12 @@ def train_model(arg: str | None = None, **kwargs: Any) -> TrainReport:
             options.policy,
             options.engine,
             options.ray_address,
-            int(options.spm.get("num_threads", SPM_NUM_THREADS)),
-            keep_words=options.complete_word_starts and _model_type(options.spm) == "unigram",
+            options.spm.integer("num_threads"),
+            keep_words=options.complete_word_starts and options.spm.model_type == "unigram",
         )
         # Without fixtoken's closed sets: only counted clusters keep a code, but for
         # required_chars, which may name a cluster the corpus lacks.
-        closed = bool(options.spm.get("required_chars"))
+        closed = bool(options.spm.text("required_chars"))
         codec = PUACodec.from_counts(counts.clusters, options.policy, options.scripts, closed)
         inputs = _Inputs(options, n, corpus, codec, counts.characters, counts.words, counts.pieces)
         return _train(inputs, warnings)
@@ -257,22 +252,22 @@ def _train(given: _Inputs, warnings: list[str]) -> TrainReport:
         phases.start("writing the model")
         model_file, vocab_file = _write(given, plan, model, finished.codec)
     report = TrainReport(
-        model_file,
-        vocab_file,
-        stats.lines,
-        len(finished.codec),
-        plan.alphabet,
-        plan.max_sentence_length,
-        too_long,
-        stats.lines_with_block,
-        finished.disabled,
-        tuple(warnings),
-        finished.filters,
-        finished.word_starts,
-        len(model.pieces),
-        sum(piece.type == UNUSED for piece in model.pieces),
+        model_file=model_file,
+        vocab_file=vocab_file,
+        lines=stats.lines,
+        clusters=len(finished.codec),
+        alphabet=plan.alphabet,
+        max_sentence_length=plan.max_sentence_length,
+        lines_too_long=too_long,
+        lines_with_block=stats.lines_with_block,
+        disabled_pieces=finished.disabled,
+        warnings=tuple(warnings),
+        filters=finished.filters,
+        word_starts=finished.word_starts,
+        vocab_size=len(model.pieces),
+        unused=sum(piece.type == UNUSED for piece in model.pieces),
     )
-    if options.progress or int(plan.spm.get("minloglevel", 2)) < 2:
+    if options.progress or plan.spm.minloglevel < 2:
         print(report.summary(), file=sys.stderr)
     return report
 
@@ -292,7 +287,7 @@ def _check_text(lines: int, characters: Counter[str]) -> None:
 class _Plan:
     """What spm is given, planned from the count, and what the finished model keeps of it."""
 
-    spm: dict[str, Any]  # spm's options, completed (model_prefix taken out)
+    spm: SpmOptions  # spm's options, completed (model_prefix taken out)
     alphabet: AlphabetPlan
     vocab_size: int  # as given, where spm's is cut to the corpus's bound
     codec: PUACodec  # the clusters the alphabet keeps, and the required ones
@@ -306,31 +301,31 @@ def _plan(given: _Inputs, warnings: list[str]) -> _Plan:
     options; a warning (on stderr too) where the plan turns a guarantee off."""
     options, normalizer, codec = given.options, given.normalizer, given.codec
     characters, stats = given.characters, given.corpus.stats
-    opts = dict(options.spm)
     symbols = symbol_counts(codec, characters, stats.lines)
-    alphabet = _alphabet(opts, symbols, options.byte_fallback_given, warnings)
-    vocab_size = _bounded_vocab_size(opts, len(symbols), sum(characters.values()))
-    required = required_clusters(str(opts.get("required_chars", "")), codec, normalizer)
+    alphabet, spm = _alphabet(options.spm, symbols, options.byte_fallback_given, warnings)
+    vocab_size, spm = _bounded_vocab_size(spm, len(symbols), sum(characters.values()))
+    required = required_clusters(spm.text("required_chars"), codec, normalizer)
     coded = [*coded_clusters(codec, symbols, alphabet.kept), *required]
-    codec = codec.restricted(spellable(coded, codec.policy, _model_type(opts)))
+    codec = codec.restricted(spellable(coded, codec.policy, spm.model_type))
     # spm measures lines in bytes; a cluster's code may take 4 bytes where its text took 3.
     needed = stats.longest_line_bytes * 4 // 3 + 16
-    if "max_sentence_length" not in opts:
-        opts["max_sentence_length"] = max(
-            DEFAULT_MAX_SENTENCE_LENGTH, min(needed, MAX_DEFAULT_SENTENCE_LENGTH)
-        )
-    prefix = str(opts.pop("model_prefix", ""))
+    fitting = max(SPM_DEFAULTS["max_sentence_length"], min(needed, MAX_DEFAULT_SENTENCE_LENGTH))
+    spm = spm.setdefault(max_sentence_length=fitting)
+    prefix = spm.text("model_prefix")
+    spm = spm.without("model_prefix")
     pretokenizer = None
     if options.pretokenizer is not None:
         pretokenizer = ClusterPretokenizer(
             options.pretokenizer, codec, options.allow_inconsistent_pretokenization
         )
-        opts["pretokenizer"] = pretokenizer
-        opts["allow_inconsistent_pretokenization"] = options.allow_inconsistent_pretokenization
+        spm = spm.replace(
+            pretokenizer=pretokenizer,
+            allow_inconsistent_pretokenization=options.allow_inconsistent_pretokenization,
+        )
     if (nothing := no_brahmic_text(codec)) is not None:  # after the checks that fail at once
         _warn(nothing, warnings)
-    limit = int(opts["max_sentence_length"])
-    return _Plan(opts, alphabet, vocab_size, codec, limit, prefix, pretokenizer)
+    limit = spm.integer("max_sentence_length")
+    return _Plan(spm, alphabet, vocab_size, codec, limit, prefix, pretokenizer)
 
 
 def _fit(given: _Inputs, plan: _Plan, work: str, phases: Phases) -> tuple[Any, int, Built | None]:
@@ -339,8 +334,7 @@ def _fit(given: _Inputs, plan: _Plan, work: str, phases: Phases) -> tuple[Any, i
     pretokenizer's own failure is raised as itself, and spm's "Vocabulary size too high" as
     :class:`_TooHigh`."""
     options, normalizer = given.options, given.normalizer
-    spm_options = dict(plan.spm)
-    coded_options(spm_options, plan.codec, normalizer, work)
+    spm_options = coded_options(plan.spm, plan.codec, normalizer, work)
     read_log, user_rules = not options.spm_log, options.normalizer_choice.rules
     stats = given.corpus.stats
     words = given.characters[" "] + stats.lines - stats.empty_lines  # each starts with "▁"
@@ -350,7 +344,7 @@ def _fit(given: _Inputs, plan: _Plan, work: str, phases: Phases) -> tuple[Any, i
         if kept is None:
             return None
         coded = [c for code, c in plan.codec.code_pairs() if code in kept]
-        return plan.codec.restricted(spellable(coded, plan.codec.policy, _model_type(plan.spm)))
+        return plan.codec.restricted(spellable(coded, plan.codec.policy, plan.spm.model_type))
 
     try:
         return fit(
@@ -359,10 +353,10 @@ def _fit(given: _Inputs, plan: _Plan, work: str, phases: Phases) -> tuple[Any, i
             normalizer,
             spm_options,
             work,
-            phases,
-            read_log,
-            user_rules,
-            forecast,
+            phases=phases,
+            read_log=read_log,
+            user_rules=user_rules,
+            forecast=forecast,
         )
     except ValueError as error:
         pretokenizer = plan.pretokenizer
@@ -397,7 +391,7 @@ def _made_at(size: int, given: _Inputs) -> int | None:
     size, from every cluster the count found), quietly and writing nothing: None when spm
     trains, else the pieces it made (-1 for any other failure, which ends the search)."""
     options = given.options
-    spm = {**options.spm, "vocab_size": size}
+    spm = options.spm.replace(vocab_size=size)
     trial = replace(given, options=replace(options, spm=spm, progress=False))
     try:
         with contextlib.redirect_stderr(io.StringIO()):
@@ -429,7 +423,7 @@ def _finish(
     quantized (Unigram) and spm's vocab_size put back as given."""
     options, normalizer, corpus = given.options, given.normalizer, given.corpus
     user_rules = options.normalizer_choice.rules
-    model_type = _model_type(plan.spm)
+    model_type = plan.spm.model_type
     codec = _drop_codes_without_piece(
         model, plan.codec, built, normalizer, work, phases, user_rules, model_type
     )
@@ -470,9 +464,7 @@ def _write(given: _Inputs, plan: _Plan, model: Any, codec: PUACodec) -> tuple[st
     if options.model_writer is not None:
         options.model_writer.write(data)
         return "", ""
-    scores = read_bool(
-        "vocabulary_output_piece_score", options.spm.get("vocabulary_output_piece_score", True)
-    )
+    scores = options.spm.flag("vocabulary_output_piece_score")
     model_file, vocab_file = f"{plan.prefix}.model", f"{plan.prefix}.vocab"
     write_atomic_many({model_file: data, vocab_file: vocab_text(model, codec, scores)})
     return model_file, vocab_file
@@ -552,20 +544,18 @@ def _disable_pieces(model: Any, codec: PUACodec, dropped: set[str], prefix: str)
     return disabled
 
 
-def _bounded_vocab_size(opts: dict[str, Any], symbols: int, characters: int) -> int:
+def _bounded_vocab_size(spm: SpmOptions, symbols: int, characters: int) -> tuple[int, SpmOptions]:
     """``vocab_size`` as given, refused at once beyond what the corpus can give (see
     :func:`~brahmic_pua.trainer.checks.most_pieces`), or, where spm would make what it can
     (hard_vocab_limit=false, a char model), passed to spm cut to that bound: the pieces spm
-    makes are the same, without its long loop."""
-    vocab_size = int(opts.get("vocab_size", DEFAULT_VOCAB_SIZE))
-    most = most_pieces(opts, _reserved_pieces(opts), symbols, characters)
+    makes are the same, without its long loop. With the options spm is given."""
+    vocab_size = spm.vocab_size
+    most = most_pieces(spm, _reserved_pieces(spm), symbols, characters)
     if vocab_size <= most:
-        return vocab_size
-    hard = read_bool("hard_vocab_limit", opts.get("hard_vocab_limit", True))
-    if hard and _model_type(opts) != "char":
+        return vocab_size, spm
+    if spm.flag("hard_vocab_limit") and spm.model_type != "char":
         raise ValueError(beyond_corpus(vocab_size, most, characters))
-    opts["vocab_size"] = most
-    return vocab_size
+    return vocab_size, spm.replace(vocab_size=most)
 
 
 def _folding(options: TrainOptions) -> FoldingTable | None:
@@ -576,10 +566,10 @@ def _folding(options: TrainOptions) -> FoldingTable | None:
 
 
 def _alphabet(
-    opts: dict[str, Any], symbols: Counter[str], byte_fallback_given: bool, warnings: list[str]
-) -> AlphabetPlan:
-    """The alphabet plan, with ``character_coverage`` (and, where the default cannot be had,
-    ``byte_fallback``) set in ``opts``.
+    spm: SpmOptions, symbols: Counter[str], byte_fallback_given: bool, warnings: list[str]
+) -> tuple[AlphabetPlan, SpmOptions]:
+    """The alphabet plan, and the options with ``character_coverage`` (and, where the default
+    cannot be had, ``byte_fallback``) set for spm.
 
     brahmic_pua's byte_fallback=True needs 256 pieces. Where the vocabulary has no room for them
     beside the symbols spm must keep (a toy vocab_size such as 100), stock's default, False,
@@ -587,19 +577,17 @@ def _alphabet(
     all fit then either, spm's own character_coverage decides, as in stock; given explicitly,
     byte_fallback is the user's. Where the symbols do not fit and ``hard_vocab_limit=false``
     lets spm make the vocabulary what it can, spm's coverage decides too."""
-    vocab_size = int(opts.get("vocab_size", DEFAULT_VOCAB_SIZE))
-    model_type = _model_type(opts)
-    reserved = _reserved_pieces(opts)
+    vocab_size, model_type, reserved = spm.vocab_size, spm.model_type, _reserved_pieces(spm)
 
     def planned(byte_fallback: bool) -> AlphabetPlan:
-        if "character_coverage" in opts:
-            coverage = float(opts["character_coverage"])
+        if "character_coverage" in spm:
+            coverage = spm.number("character_coverage")
             check_coverage(symbols, coverage, vocab_size, reserved, byte_fallback)
             return AlphabetPlan(len(symbols), len(symbols), coverage)
         return plan(symbols, vocab_size, reserved, model_type, byte_fallback)
 
-    byte_fallback = read_bool("byte_fallback", opts["byte_fallback"])
-    soft = not read_bool("hard_vocab_limit", opts.get("hard_vocab_limit", True))
+    byte_fallback = spm.flag("byte_fallback")
+    soft = not spm.flag("hard_vocab_limit")
     try:
         alphabet = planned(byte_fallback)
     except ValueError as error:
@@ -610,7 +598,7 @@ def _alphabet(
                 if not soft:
                     raise error from None
                 alphabet = _stock_coverage(symbols)
-            opts["byte_fallback"] = False
+            spm = spm.replace(byte_fallback=False)
             note = (
                 f"vocab_size={vocab_size} has no room for byte fallback's 256 pieces: trained "
                 "without it (stock's default), which turns off guarantee 1, decode(encode(s)) "
@@ -621,8 +609,7 @@ def _alphabet(
             alphabet = _stock_coverage(symbols)
         else:
             raise
-    opts.setdefault("character_coverage", alphabet.character_coverage)
-    return alphabet
+    return alphabet, spm.setdefault(character_coverage=alphabet.character_coverage)
 
 
 def _stock_coverage(symbols: Counter[str]) -> AlphabetPlan:

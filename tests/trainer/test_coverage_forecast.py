@@ -16,6 +16,7 @@ from brahmic_pua.trainer import coverage_forecast, train_model
 from brahmic_pua.trainer import train as train_module
 from brahmic_pua.trainer.coverage_forecast import as_float, spm_alphabet
 from brahmic_pua.trainer.fit import fit
+from brahmic_pua.trainer.spm_options import SpmOptions
 
 #: Telugu and Hindi samples at a vocab_size whose alphabet plan leaves out rare
 #: symbols: spm's coverage then drops some codes planned to be kept.
@@ -88,9 +89,10 @@ def test_no_forecast_for_user_symbols_or_full_coverage(
         trained(tmp_path / "plain", monkeypatch)[2][0],
     )
     forecast = coverage_forecast.forecast_alphabet
-    assert forecast({"a": 1}, 1, "x", {"character_coverage": 1.0}, False) is None
-    assert forecast(None, 1, "x", {}, False) is None  # no pieces counted
-    assert forecast({"a": 1}, 1, "x", {}, True) is None  # a user's rules
+    full = SpmOptions({"character_coverage": 1.0})
+    assert forecast({"a": 1}, 1, "x", full, False) is None
+    assert forecast(None, 1, "x", SpmOptions(), False) is None  # no pieces counted
+    assert forecast({"a": 1}, 1, "x", SpmOptions(), True) is None  # a user's rules
 
 
 def test_the_coverage_loop_is_spms() -> None:

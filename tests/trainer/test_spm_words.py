@@ -20,6 +20,7 @@ from strategies import ALPHABET, nasty_texts
 from brahmic_pua.segment import counting
 from brahmic_pua.trainer import fit, train_model
 from brahmic_pua.trainer.corpus import Corpus
+from brahmic_pua.trainer.spm_options import SpmOptions
 from brahmic_pua.trainer.spm_words import (
     INPUT_ENV,
     WordFile,
@@ -190,13 +191,13 @@ def test_no_word_file_is_left_behind(tmp_path: Path, monkeypatch: pytest.MonkeyP
     ],
 )
 def test_which_options_train_alike(options: dict[str, Any], alike: bool) -> None:
-    assert words_train_alike(options) is alike
+    assert words_train_alike(SpmOptions(options)) is alike
 
 
 def test_the_lines_setting_forces_lines(monkeypatch: pytest.MonkeyPatch) -> None:
     options = {"model_type": "bpe", "remove_extra_whitespaces": False}
     monkeypatch.setenv(INPUT_ENV, "lines")
-    assert not words_train_alike(options)
+    assert not words_train_alike(SpmOptions(options))
 
 
 def test_a_rule_that_reads_a_space_splits_otherwise() -> None:

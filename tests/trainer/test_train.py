@@ -386,9 +386,9 @@ def test_vocab_size_cut_to_the_corpus_bound_makes_the_same_model(
     size = sum(len(line) for line in lines) + 2000  # over the bound, yet a short loop for spm
     given_to_spm = []
 
-    def fit(*args: Any) -> Any:
-        given_to_spm.append(int(args[3]["vocab_size"]))
-        return train_fit(*args)
+    def fit(*args: Any, **keywords: Any) -> Any:
+        given_to_spm.append(args[3].vocab_size)
+        return train_fit(*args, **keywords)
 
     monkeypatch.setattr("brahmic_pua.trainer.train.fit", fit)
     written = []
