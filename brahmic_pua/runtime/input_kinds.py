@@ -1,5 +1,6 @@
 """What a caller handed the processor, told apart as stock sentencepiece tells it: one item or a
-list, ids or pieces, str or bytes pieces; and every id in it, to name the one out of range.
+list, ids or pieces, str or bytes pieces; and every id in it, to name the one out of range
+(:func:`checked`, the one place a stock call's error about an id becomes that name).
 
 Stock's wrapper decides by duck typing (``hasattr(x, "__len__")``, the first item of the first
 non-empty row), not by the declared types: a tuple of ids, a numpy array and a list of numpy
@@ -10,8 +11,10 @@ would.
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import SupportsIndex, TypeGuard
+
+from brahmic_pua.model.processor_types import StockMethod
 
 
 def is_sequence(value: object) -> TypeGuard[Sequence[object]]:
@@ -58,3 +61,20 @@ def ids_in(value: object) -> Iterator[int]:
 def out_of_range(id: int, size: int) -> str:
     """What an id outside the vocabulary is called, wherever it is found."""
     return f"piece id {id} is out of range: this model's ids are 0..{size - 1}"
+
+
+def checked(
+    method: StockMethod, ids: object, size: Callable[[], int], /, **options: object
+) -> object:
+    """Call stock's ``method`` on ``ids``; an id out of range (of ``size()`` pieces, asked only
+    then) is one IndexError naming it. Stock raises IndexError for an id its C++ int takes and
+    TypeError for one it does not (2**31, -2**31 - 1, 2**63): the same mistake, so both are the
+    IndexError. A TypeError with every id in range (a str among ids) is stock's, unchanged."""
+    try:
+        return method(ids, **options)
+    except (IndexError, TypeError) as error:
+        pieces = size()
+        bad = next((i for i in ids_in(ids) if not 0 <= i < pieces), None)
+        if bad is None and isinstance(error, TypeError):
+            raise
+        raise IndexError(str(error) if bad is None else out_of_range(bad, pieces)) from None

@@ -2,15 +2,18 @@
 
 Encoding runs in stock SentencePiece (C++, multi-threaded): the model's own normalizer maps
 clusters to codes, so ids are exactly what stock sentencepiece gives for the same text. What
-this class adds to stock is three things, and this module holds them with the load:
+this class adds to stock is three things:
 
-* the input transform: N (NFC by default) before encoding (``_prepare``);
+* the input transform: N (NFC by default) before encoding (brahmic_pua.runtime.encoder);
 * the output transform: pieces shown as the text they stand for, no Private Use code point
   reaching the caller (brahmic_pua.runtime.shown_pieces), and given pieces mapped back;
 * the aligned path: protos and offset mappings whose offsets point into the caller's text
-  (``_encode_aligned``, ``_decode_aligned``, brahmic_pua.runtime.offsets).
+  (brahmic_pua.runtime.aligned, brahmic_pua.runtime.offsets).
 
-Which decoder takes which input, and why each gives N(s) back: see brahmic_pua.model.decoding.
+This class holds the calls and sends each where it goes: a plain model's to stock, a brahmic
+model's to the ModelEncoder and ModelDecoder its load built (brahmic_pua.runtime.loading, which
+also says what a pickle carries). Which decoder takes which input, and why each gives N(s)
+back: brahmic_pua.model.decoding and brahmic_pua.runtime.decoder.
 
 Every method takes the arguments sentencepiece 0.2.3's takes and returns what it returns, so
 ``import brahmic_pua as spm`` changes nothing else in a program. A plain spm model (no
@@ -39,32 +42,17 @@ from typing import Any, Literal, Unpack, cast, overload
 import sentencepiece as stock
 
 from brahmic_pua.codec import PUACodec
-from brahmic_pua.model.decoding import PlainDecoder
-from brahmic_pua.model.display import display
-from brahmic_pua.model.loader import load_model
-from brahmic_pua.model.manifest import Manifest, ModelFileError
+from brahmic_pua.model.manifest import Manifest
 from brahmic_pua.model.model_file import read_model_file
-from brahmic_pua.model.model_proto import model_type, parse_model
+from brahmic_pua.model.model_proto import model_type
 from brahmic_pua.model.processor_types import Processor, StockMethod, StockProcessor
 from brahmic_pua.model.script_ids import script_ids as _script_ids
 from brahmic_pua.normalize import check_mode
-from brahmic_pua.runtime import spellings
+from brahmic_pua.runtime import loading, spellings
+from brahmic_pua.runtime.decoder import ModelDecoder
+from brahmic_pua.runtime.encoder import ModelEncoder
 from brahmic_pua.runtime.entropy import segmentation_entropy
-from brahmic_pua.runtime.input_kinds import (
-    bytes_pieces,
-    holds_pieces,
-    ids_in,
-    is_sequence,
-    out_of_range,
-)
-from brahmic_pua.runtime.offsets import (
-    Denormalizer,
-    Source,
-    offset_mapping,
-    parse,
-    text_of,
-    texts_of,
-)
+from brahmic_pua.runtime.input_kinds import checked, is_sequence
 from brahmic_pua.runtime.shown_pieces import ShownPieces
 from brahmic_pua.runtime.signatures import (
     AnyToDecode,
@@ -94,10 +82,6 @@ OPTIONS: tuple[str, ...] = (
     "return_type",
     "normalization",
 )
-
-#: Out types that say where each piece lies: on a brahmic model brahmic_pua.runtime.offsets
-#: makes them from stock's serialized protos, with pieces shown as text.
-_ALIGNED = ("proto", "serialized_proto", "offset_mapping")
 
 
 def _resolve(return_type: OutType, out_type: OutType, default: OutKind) -> OutKind:
@@ -168,8 +152,8 @@ class SentencePieceProcessor(spellings.Spelled):
         self._normalization = None if normalization is None else check_mode(normalization)
         self._sp: StockProcessor | None = None
         self._shown: ShownPieces | None = None
-        self._plain: PlainDecoder | None = None
-        self._denormalizer: Denormalizer | None = None
+        self._encoder: ModelEncoder | None = None
+        self._decoder: ModelDecoder | None = None
         self.manifest = None
         if model_file or model_proto:
             self.load(model_file=model_file, model_proto=model_proto)
@@ -181,7 +165,7 @@ class SentencePieceProcessor(spellings.Spelled):
         cls, model_file: str | Path, **options: Unpack[ProcessorOptions]
     ) -> SentencePieceProcessor:
         """A processor with ``options`` as its defaults, loaded from ``model_file``."""
-        processor = cls(**cls._without_model(options))
+        processor = cls(**loading.without_model(options))
         processor.load_from_file(model_file)
         return processor
 
@@ -191,15 +175,9 @@ class SentencePieceProcessor(spellings.Spelled):
     ) -> SentencePieceProcessor:
         """A processor with ``options`` as its defaults, loaded from a serialized model.
         ``source``: what an error calls the model (the file the bytes were read from)."""
-        processor = cls(**cls._without_model(options))
+        processor = cls(**loading.without_model(options))
         processor.load_from_serialized_proto(model_proto, source=source)
         return processor
-
-    @staticmethod
-    def _without_model(options: ProcessorOptions) -> ProcessorOptions:
-        if "model_file" in options or "model_proto" in options:
-            raise ValueError("from_file and from_proto take the model as their first argument")
-        return options
 
     def load(self, model_file: str | Path | None = None, model_proto: bytes | None = None) -> bool:
         """Load a model (True, as stock). On any error the processor keeps what it had."""
@@ -217,53 +195,28 @@ class SentencePieceProcessor(spellings.Spelled):
     def load_from_serialized_proto(self, serialized: object, source: str = "model_proto") -> bool:
         """Load a serialized model (or a ModelProto, as stock). ``source``, brahmic_pua's: what
         an error calls the model, for bytes read from a file."""
-        serialize = getattr(serialized, "SerializeToString", None)
-        if serialize is not None:  # a ModelProto, which stock accepts too
-            serialized = serialize()
-        return self._install(bytes(cast(bytes, serialized)), source)
+        return self._install(loading.serialized(serialized), source)
 
     def _install(self, data: bytes, source: str) -> bool:
         """Build everything, then swap it in: a failed load changes nothing."""
-        loaded = load_model(data, source, **self._options)
-        manifest = loaded.manifest
-        expected = self._normalization
-        trained = manifest.normalization if manifest is not None else "none"
-        if expected is not None and expected != trained:
-            raise ModelFileError(
-                f"{source} was trained with normalization={trained}, not {expected}: its ids "
-                f"stand for {trained} text; load it without normalization= or retrain"
-            )
-        shown = None
-        if manifest is not None:
-            byte_fallback = loaded.message.trainer_spec.byte_fallback
-            shown = ShownPieces(loaded.pieces, manifest.codec, byte_fallback)
-        self._sp, self._shown, self.manifest, self._plain = loaded.processor, shown, manifest, None
-        self._denormalizer = None
+        built = loading.build(data, source, self._options, self._normalization)
+        self._sp, self._shown, self.manifest = built.processor, built.shown, built.manifest
+        self._encoder, self._decoder = built.encoder, built.decoder
         return True
 
-    #: What a load builds from the model; a pickle carries the serialized model instead.
-    _LOADED = ("_sp", "_shown", "_plain", "_denormalizer", "manifest")
-
     def __getstate__(self) -> dict[str, object]:
-        """As stock pickles: the instance's attributes (a subclass's own included) and the
-        serialized model (about the .model's size) in place of what a load builds from it."""
-        state = {k: v for k, v in self.__dict__.items() if k not in self._LOADED}
-        state["model_proto"] = self.serialized_model_proto() if self._sp is not None else None
-        return state
+        """As stock pickles: attributes and the serialized model (brahmic_pua.runtime.loading)."""
+        model = self.serialized_model_proto() if self._sp is not None else None
+        return loading.pickled(self.__dict__, model)
 
     def __setstate__(self, state: dict[str, object] | bytes) -> None:
-        """A state from ``__getstate__``, or the serialized model alone (pickles written by
-        older versions of sentencepiece and of brahmic_pua hold only that)."""
-        state = {"model_proto": state} if isinstance(state, bytes) else dict(state)
-        model = state.pop("model_proto", None)
-        options = cast(StockOptions, state.get("_options", state.pop("options", {})))
-        normalization = state.get("_normalization", state.pop("normalization", None))
-        SentencePieceProcessor.__init__(
-            self, **options, normalization=cast("str | None", normalization)
-        )
-        if model is not None:
-            self.load_from_serialized_proto(model)
-        self.__dict__.update(state)
+        """A state from ``__getstate__``, or the serialized model alone (older pickles)."""
+        restored = loading.unpickled(state)
+        options, normalization = restored.options, restored.normalization
+        SentencePieceProcessor.__init__(self, **options, normalization=normalization)
+        if restored.model is not None:
+            self.load_from_serialized_proto(restored.model)
+        self.__dict__.update(restored.attributes)
 
     @property
     def _processor(self) -> object:
@@ -289,24 +242,6 @@ class SentencePieceProcessor(spellings.Spelled):
         if self._sp is None:
             raise ValueError("no model loaded: call load(model_file=...) first")
         return self._sp
-
-    # -- the input transform: N ---------------------------------------------------------------
-
-    def _prepare(self, input: Text | Texts) -> str | list[str]:
-        """N of a text or of each text in a list; bytes are read as UTF-8, as stock does
-        (each byte outside a valid character becomes one U+FFFD)."""
-        if isinstance(input, list):
-            return [self._prepare_one(text) for text in input]
-        return self._prepare_one(input)
-
-    def _prepare_one(self, text: Text) -> str:
-        assert self.manifest is not None
-        return self.manifest.stock_input(text_of(text))
-
-    def _source(self, given: Text) -> Source:
-        """A text and what stock encodes for it, for outputs that point into the text."""
-        assert self.manifest is not None
-        return Source.of(given, self.manifest, self._stock().normalize)
 
     @overload
     def normalize(self, input: str, with_offsets: Literal[False] | None = None) -> str: ...
@@ -341,7 +276,7 @@ class SentencePieceProcessor(spellings.Spelled):
         them, one offset per character (per byte for bytes) into the text given, then its
         length; every character a cluster shows as points where the cluster begins."""
         processor = self._stock()
-        if self._shown is None:
+        if self._encoder is None:
             try:
                 return processor.normalize(input, with_offsets)
             except (RuntimeError, TypeError):
@@ -349,18 +284,7 @@ class SentencePieceProcessor(spellings.Spelled):
                 raise
         if isinstance(input, list):
             return [self.normalize(text, with_offsets) for text in input]
-        codec = self._shown.codec
-        if with_offsets:
-            return self._source(input).normalized(
-                lambda text: processor.normalize(text, True), lambda unit: display(unit, codec)
-            )
-        prepared = self._prepare_one(input)
-        try:
-            shown = display(processor.normalize(prepared), codec)
-        except (RuntimeError, TypeError):
-            name_refused_surrogate(prepared)
-            raise
-        return shown.encode("utf-8") if isinstance(input, bytes) else shown
+        return self._encoder.normalize(input, with_offsets)
 
     # -- encoding -----------------------------------------------------------------------------
 
@@ -376,87 +300,15 @@ class SentencePieceProcessor(spellings.Spelled):
     ) -> object:
         """Run a stock encode method: on a brahmic model, on N(input), pieces shown as text;
         protos and (where ``offsets``: stock's ``encode`` has them, n-best and parallel do not)
-        offset mappings point into the caller's text (brahmic_pua.runtime.offsets)."""
-        if self._shown is None:
+        offset mappings point into the caller's text (brahmic_pua.runtime.encoder)."""
+        if self._encoder is None:
             try:
                 return method(input, return_type=return_type, out_type=out_type, **options)
             except (RuntimeError, TypeError):
                 name_refused_surrogate(input)
                 raise
         out = _resolve(return_type, out_type, self._out)
-        if out in _ALIGNED and (out != "offset_mapping" or offsets):
-            return self._encode_aligned(method, input, out, nbest, options)
-        if out not in (int, str, bytes, "numpy"):  # stock's own error for what it does not give
-            return method(self._prepare(input), return_type=out, **options)
-        text = self._prepare(input)
-        ask = out if out in (int, "numpy") else int if self._by_id(options) else str
-        try:
-            result = method(text, return_type=ask, **options)
-        except (RuntimeError, TypeError):
-            name_refused_surrogate(text)
-            raise
-        return result if out in (int, "numpy") else self._shown.show(result, out is bytes)
-
-    def _by_id(self, options: dict[str, object]) -> bool:
-        """Whether pieces are shown from stock's ids (twice as fast, exact with byte fallback).
-        Not where stock refuses pieces and gives ids: ``emit_unk_piece`` on a model with no
-        unknown piece ("UNK token is not defined in this model"), so stock says it here too."""
-        assert self._shown is not None
-        if not self._shown.by_id:
-            return False
-        emit = options.get("emit_unk_piece")
-        emit = self._options["emit_unk_piece"] if emit is None else emit
-        return not emit or self.unk_id() >= 0
-
-    def _encode_aligned(
-        self,
-        method: StockMethod,
-        input: Text | Texts,
-        out: OutKind,
-        nbest: bool,
-        options: dict[str, object],
-    ) -> object:
-        """Protos and offset mappings: stock on each text as given where that gives the ids of
-        N(text), else on N(text) and moved back (brahmic_pua.runtime.offsets.Source); pieces
-        as text, as ``encode(out_type=str)`` shows them."""
-        assert self._shown is not None
-        shown = self._shown
-        batch = isinstance(input, list)
-        items: Sequence[Text] = input if isinstance(input, list) else [input]
-        sources: list[Source] = []
-        for n, item in enumerate(items):
-            try:
-                sources.append(self._source(item))
-            except ValueError as error:  # a lone surrogate
-                raise ValueError(f"text {n} of the list: {error}") if batch else error from None
-        return_bytes = options.pop("return_bytes", None) if out == "offset_mapping" else None
-        if return_bytes is None:
-            return_bytes = bool(items) and isinstance(items[0], bytes)
-        sent = [source.sent for source in sources]
-        if out == "offset_mapping" and all(source.direct for source in sources):
-            # Stock's own mapping of the caller's text, three times faster than from protos.
-            mappings = method(
-                sent if batch else sent[0], return_type=out, return_bytes=return_bytes, **options
-            )
-            for mapping in mappings if batch else [mappings]:
-                mapping["pieces"] = shown.mapping_pieces(mapping, bool(return_bytes))
-            return mappings
-        serialized = method(sent if batch else sent[0], return_type="serialized_proto", **options)
-        results: list[object] = []
-        for source, data in zip(sources, serialized if batch else [serialized], strict=True):
-            message = parse(data, nbest)
-            for spt in texts_of(message):
-                if not source.direct:
-                    source.rebase(spt)
-                for piece in spt.pieces:
-                    piece.piece = shown.proto_piece(piece.id, piece.piece, shown.by_id)
-            if out == "proto":
-                results.append(message)
-            elif out == "serialized_proto":
-                results.append(message.SerializeToString())
-            else:
-                results.append(offset_mapping(message, bool(return_bytes), with_text=False))
-        return results if batch else results[0]
+        return self._encoder.encode(method, input, out, nbest, offsets, options)
 
     def encode(
         self,
@@ -566,7 +418,7 @@ class SentencePieceProcessor(spellings.Spelled):
         if model_type(processor.serialized_model_proto()) != "unigram":
             raise ValueError("calculate_entropy needs a Unigram model (model_type=unigram)")
         if isinstance(input, str):
-            text = self._prepare_one(input) if self._shown is not None else input
+            text = self._encoder.prepare_one(input) if self._encoder is not None else input
             try:
                 normalized = processor.normalize(text)
             except (RuntimeError, TypeError):
@@ -590,124 +442,41 @@ class SentencePieceProcessor(spellings.Spelled):
         Ids in a list go to the one-pass decoder, the rest to stock (brahmic_pua.model.decoding).
         Protos and offset mappings: stock's, with surfaces and offsets in the decoded text and
         pieces as text (brahmic_pua.runtime.offsets)."""
-        try:  # pieces that hold a lone surrogate: stock refuses them
-            return self._decode(
-                input, return_type, out_type, num_threads, thread_pool, return_bytes
-            )
-        except (RuntimeError, TypeError):
-            name_refused_surrogate(input)
-            raise
-
-    def _decode(
-        self,
-        input: AnyToDecode,
-        return_type: OutType,
-        out_type: OutType,
-        num_threads: int | None,
-        thread_pool: stock.ThreadPool | None,
-        return_bytes: bool | None,
-    ) -> object:
         processor = self._stock()
-        given: object = input
-        if self._shown is not None:
-            out = _resolve(return_type, out_type, str)
-            if out in _ALIGNED:
-                return self._decode_aligned(input, out, num_threads, thread_pool, return_bytes)
-            if holds_pieces(input):
-                given = self._shown.to_model_pieces(input)
-            elif (plain := self._plain_decoder()).takes(input):  # the same text, one pass
-                return self._checked(
-                    plain.decode,
+        try:  # pieces that hold a lone surrogate: stock refuses them
+            if self._decoder is not None:
+                out = _resolve(return_type, out_type, str)
+                return self._decoder.decode(
                     input,
-                    fallback=processor.decode,
-                    return_type=return_type,
-                    out_type=out_type,
+                    out,
+                    return_type,
+                    out_type,
+                    self.get_piece_size,
                     num_threads=num_threads,
                     thread_pool=thread_pool,
                     return_bytes=return_bytes,
                 )
-        return self._checked(
-            processor.decode,
-            given,
-            return_type=return_type,
-            out_type=out_type,
-            num_threads=num_threads,
-            thread_pool=thread_pool,
-            return_bytes=return_bytes,
-        )
-
-    def _decode_aligned(
-        self,
-        input: AnyToDecode,
-        out: OutKind,
-        num_threads: int | None,
-        thread_pool: stock.ThreadPool | None,
-        return_bytes: bool | None,
-    ) -> object:
-        """Stock's decode proto, its surfaces and begin/end moved into the decoded text."""
-        assert self._shown is not None
-        shown = self._shown
-        as_bytes = bool(return_bytes) or bytes_pieces(input)
-        if out == "offset_mapping":
-            return_bytes = None  # stock's check: only offset mappings take it
-        given = shown.to_model_pieces(input) if holds_pieces(input) else input
-        serialized = self._checked(
-            self._stock().decode,
-            given,
-            return_type="serialized_proto",
-            num_threads=num_threads,
-            thread_pool=thread_pool,
-            return_bytes=return_bytes,
-        )
-        batch = isinstance(serialized, list)
-        denormalizer = self._denormalizer_of_model()
-        results: list[object] = []
-        for data in cast(list[bytes], serialized if batch else [serialized]):
-            spt = parse(data, nbest=False)
-            denormalizer.rebase(spt)
-            for piece in spt.pieces:
-                piece.piece = shown.proto_piece(piece.id, piece.piece, by_id=False)
-            if out == "proto":
-                results.append(spt)
-            elif out == "serialized_proto":
-                results.append(spt.SerializeToString())
-            else:
-                results.append(offset_mapping(spt, as_bytes, with_text=True))
-        return results if batch else results[0]
-
-    def _denormalizer_of_model(self) -> Denormalizer:
-        """The model's denormalizer with stock's alignment, built once."""
-        if self._denormalizer is None:
-            spec = parse_model(self.serialized_model_proto()).denormalizer_spec
-            self._denormalizer = Denormalizer(spec.SerializeToString())
-        return self._denormalizer
+            return self._checked(
+                processor.decode,
+                input,
+                return_type=return_type,
+                out_type=out_type,
+                num_threads=num_threads,
+                thread_pool=thread_pool,
+                return_bytes=return_bytes,
+            )
+        except (RuntimeError, TypeError):
+            name_refused_surrogate(input)
+            raise
 
     def stream_decoder(self, policy: str = "akshara") -> StreamDecoder:
         """A decoder for ids as a model generates them: ``feed`` returns text only where a
         cluster ends, ``flush`` the rest (``brahmic_pua.runtime.stream``)."""
         return StreamDecoder(cast(Processor, self), policy)  # processor.pyi's types make it one
 
-    def _plain_decoder(self) -> PlainDecoder:
-        """The model with pieces as text (``brahmic_pua.model.decoding``), built once."""
-        if self._plain is None:
-            assert self.manifest is not None
-            data = self.serialized_model_proto()
-            self._plain = PlainDecoder(data, self.manifest.codec, self._stock(), self._options)
-        return self._plain
-
     def _checked(self, method: StockMethod, ids: object, **options: object) -> object:
-        """Call stock; an id out of range is one IndexError naming it. Stock raises IndexError
-        for an id its C++ int takes and TypeError for one it does not (2**31, -2**31 - 1,
-        2**63): the same mistake, so both are the IndexError. A TypeError with every id in
-        range (a str among ids) is stock's, unchanged."""
-        try:
-            return method(ids, **options)
-        except (IndexError, TypeError) as error:
-            size = self.get_piece_size()
-            bad = next((i for i in ids_in(ids) if not 0 <= i < size), None)
-            if bad is None and isinstance(error, TypeError):
-                raise
-            raise IndexError(str(error) if bad is None else out_of_range(bad, size)) from None
+        """Call stock; an id out of range is one IndexError naming it (input_kinds.checked)."""
+        return checked(method, ids, self.get_piece_size, **options)
 
     # -- the vocabulary -----------------------------------------------------------------------
 
