@@ -318,6 +318,7 @@ class Denormalizer:
         """Surfaces and byte begin/end of ``spt`` in its decoded ``text``."""
         joined = b"".join(_utf8(piece.surface) for piece in spt.pieces)
         text, offsets = self._normalizer.Normalize(joined, with_offsets=True)
+        offsets = offsets or [0]  # stock gives no offsets for no input, not the end's one
         if text != _utf8(spt.text):
             raise ValueError(
                 "this model's denormalizer does not give stock's decoded text: "

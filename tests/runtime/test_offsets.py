@@ -289,6 +289,17 @@ def test_decode_protos_of_any_ids_cover_the_text(
     _covers(proto, proto.text)
 
 
+@pytest.mark.parametrize("ids", [[1], [1, 2], [2, 1, 1], []])
+def test_a_decode_proto_of_pieces_that_write_nothing_is_stocks(
+    offset_models: dict[str, str], ids: list[int]
+) -> None:
+    """Control pieces decode to no text: their proto is stock's (it was an IndexError)."""
+    ours, theirs = _pair(offset_models, "te")
+    assert ours.decode_ids_as_proto(ids).SerializeToString() == (
+        theirs.decode_ids_as_proto(ids).SerializeToString()
+    )
+
+
 def test_decode_forms(offset_models: dict[str, str]) -> None:
     ours, _ = _pair(offset_models, "te")
     rows = ours.encode(sample_held_out("te")[:4])
