@@ -256,10 +256,14 @@ class Phases:
                 self._line = None
                 click.echo(label, file=file)
             if live and self._ticker is None:
-                self._ticker = threading.Thread(
+                ticker = threading.Thread(
                     target=self._tick, name="brahmic_pua-progress", daemon=True
                 )
-                self._ticker.start()
+                # held once started: a signal (or no memory for a thread) inside start()
+                # leaves no thread that close() would join ("cannot join thread before it
+                # is started", in place of the signal's own line)
+                ticker.start()
+                self._ticker = ticker
 
     def show(self, detail: str, phase: str | None = None) -> None:
         """What the running phase is at ("EM iteration 3, 5,000 pieces"); with ``phase``, only

@@ -9,6 +9,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -70,6 +71,20 @@ def test_a_phase_on_a_terminal_is_one_line_redrawn_then_left_done() -> None:
     assert len(draws) >= 3 and len(draws) <= 12  # redrawn, at most ten times a second
     assert re.match(r"starting Ray: done in \d\.\d s", draws[-1]) and text.endswith("\n")
     assert text.count("\n") == 1
+
+
+def test_a_signal_while_the_redrawing_thread_starts_is_that_signal(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Ctrl-C inside the redrawing thread's start(): the KeyboardInterrupt, not close()'s
+    "cannot join thread before it is started"."""
+
+    def interrupted(self: threading.Thread) -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt), Phases(True, file=_Terminal()) as shown:
+        monkeypatch.setattr(threading.Thread, "start", interrupted)
+        shown.start("training SentencePiece (bpe)")
 
 
 def test_a_phase_that_fails_leaves_no_done_line() -> None:
