@@ -140,7 +140,8 @@ class OneLineUsageError(OneLineError):
 
 #: What to do when memory ran out, per command (the others: the general advice alone).
 LESS_AT_ONCE = {
-    "train": "fewer processes (--num_threads=1), or a sample (--input_sentence_size=N lines)",
+    "train": "a sample (--input_sentence_size=N lines), or one counting process "
+    "(--num_threads=1, where more were used)",
     "encode-corpus": "fewer worker processes (--workers), or smaller shards (--shard_bytes)",
 }
 
