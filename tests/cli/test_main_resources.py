@@ -235,7 +235,8 @@ def test_memory_that_runs_out_is_one_line(tmp_path: Path, options: list[str]) ->
     assert run.returncode == 1, run.stderr
     assert run.stderr.decode().splitlines() == [
         "Error: out of memory (malloc of size 1220992 failed): the run needs more than it may use "
-        "(the machine's memory, or the limit of ulimit -v): give it more, or fewer processes "
-        "(--num_threads=1), or a sample (--input_sentence_size=N lines)"
+        "(the machine's memory, or the limit of ulimit -v): give it more, or a sample "
+        "(--input_sentence_size=N lines), or one counting process (--num_threads=1, where more "
+        "were used)"
     ]
     assert os.listdir(temp) == [] and not list(tmp_path.glob("m.*"))
