@@ -76,6 +76,7 @@ from brahmic_pua.trainer.pretokenize import ClusterPretokenizer
 from brahmic_pua.trainer.signals import temporary_folder, terminated_cleanly
 from brahmic_pua.trainer.spm_options import SPM_DEFAULTS, SpmOptions
 from brahmic_pua.trainer.spm_words import words_train_alike
+from brahmic_pua.trainer.train_report import TrainReport
 from brahmic_pua.trainer.word_starts import complete_word_starts
 
 #: spm's default vocab_size (the CLI's default too).
@@ -85,66 +86,6 @@ DEFAULT_VOCAB_SIZE: int = SPM_DEFAULTS["vocab_size"]
 #: (``std::isfinite(score)``), where stock skips every line over 4,192 bytes. Longer lines are
 #: skipped, and the report says how many.
 MAX_DEFAULT_SENTENCE_LENGTH = 1 << 16
-
-
-@dataclass(frozen=True, kw_only=True)
-class TrainReport:
-    """What a training wrote and did, for its summary line and for callers of train_model;
-    fields by name (fourteen of them)."""
-
-    model_file: str
-    vocab_file: str
-    lines: int
-    clusters: int
-    alphabet: AlphabetPlan
-    max_sentence_length: int
-    lines_too_long: int
-    lines_with_block: int
-    disabled_pieces: int
-    warnings: tuple[str, ...] = ()
-    filters: FilterReport | None = None
-    word_starts: int = 0  # Unigram pieces swapped for "▁" + a piece (trainer/word_starts.py)
-    #: The model's pieces, and how many of them are UNUSED (disabled: no encoding writes them,
-    #: and their ids stay so that every other id keeps its number).
-    vocab_size: int = 0
-    unused: int = 0
-
-    def summary(self) -> str:
-        a = self.alphabet
-        written = (
-            f"{self.model_file} and {self.vocab_file}" if self.model_file else "the model_writer"
-        )
-        parts = [
-            f"wrote {written}: {counted(self.lines, 'line')}, "
-            f"{counted(self.clusters, 'cluster')} in the table, {a.kept:,} of "
-            f"{counted(a.symbols, 'symbol')} kept (character_coverage={a.character_coverage:.6f}), "
-            f"{counted(self.disabled_pieces, 'piece')} starting with a mark disabled"
-        ]
-        if self.lines_too_long:
-            parts.append(
-                f"{counted(self.lines_too_long, 'line')} longer than max_sentence_length="
-                f"{self.max_sentence_length} bytes skipped by SentencePiece (a larger "
-                "max_sentence_length keeps such lines)"
-            )
-        if self.lines_with_block:
-            parts.append(
-                f"{counted(self.lines_with_block, 'line contains', 'lines contain')} U+2585, "
-                "which spm drops: trained with it escaped (encoding is unaffected)"
-            )
-        if self.word_starts:
-            parts.append(
-                f"{counted(self.word_starts, 'little-used piece')} swapped for word starts"
-            )
-        if self.filters is not None:
-            parts += self.filters.lines()
-            if self.unused and self.vocab_size:
-                parts.append(
-                    f"unused pieces: {self.unused:,} of {counted(self.vocab_size, 'id')} "
-                    f"({100 * self.unused / self.vocab_size:.1f}% of an embedding table whose "
-                    "rows no encoding trains; the ids stay so that every other id keeps its "
-                    "number)"
-                )
-        return "; ".join(parts)
 
 
 def _reserved_pieces(options: SpmOptions) -> int:
@@ -166,23 +107,7 @@ def train_model(arg: str | None = None, **kwargs: Any) -> TrainReport:
     no cleanup can run (SIGKILL, a native abort in spm), by the next training
     (:mod:`brahmic_pua.io.leftovers`).
     """
-    options = build_options(arg, kwargs, progress=sys.stderr.isatty())
-    if options.model_writer is None:  # else the model goes to the writer, and no file is written
-        prefix = options.spm.text("model_prefix")
-        for path in (f"{prefix}.model", f"{prefix}.vocab"):
-            check_writable(path)
-    if "user_defined_symbols" in options.spm:
-        # Raw (after N), not mapped to codes: spm matches user symbols in the raw input
-        # before its rules run, so literal codes in the text stay escaped.
-        symbols = user_symbols(options.spm, options.normalization)
-        options = replace(options, spm=options.spm.replace(user_defined_symbols=symbols))
-    warnings = weakened_guarantees(options.spm)
-    if (rewritten := weakened(options.normalizer_choice)) is not None:
-        warnings.append(rewritten)
-    if (unused := unused_seeds(options.filters, options.seeds is not None)) is not None:
-        warnings.append(unused)
-    for warning in warnings:
-        print(f"brahmic_pua: {warning}", file=sys.stderr)
+    options, warnings = _checked_options(arg, kwargs)
     n = normalizer(options.normalization, _folding(options))
     # spm's input_sentence_size, honoured here: a sample by a fixed seed (spm's own differs
     # from run to run) or, with shuffle_input_sentence=false, the first lines, as in spm.
@@ -219,6 +144,30 @@ def train_model(arg: str | None = None, **kwargs: Any) -> TrainReport:
         return _train(inputs, warnings)
     finally:
         corpus.close()
+
+
+def _checked_options(arg: str | None, kwargs: dict[str, Any]) -> tuple[TrainOptions, list[str]]:
+    """The options, and the warnings said on stderr, from all that can be checked without the
+    corpus: the options themselves, the output paths, the user's symbols (as spm must see
+    them) and the options that turn a guarantee off."""
+    options = build_options(arg, kwargs, progress=sys.stderr.isatty())
+    if options.model_writer is None:  # else the model goes to the writer, and no file is written
+        prefix = options.spm.text("model_prefix")
+        for path in (f"{prefix}.model", f"{prefix}.vocab"):
+            check_writable(path)
+    if "user_defined_symbols" in options.spm:
+        # Raw (after N), not mapped to codes: spm matches user symbols in the raw input
+        # before its rules run, so literal codes in the text stay escaped.
+        symbols = user_symbols(options.spm, options.normalization)
+        options = replace(options, spm=options.spm.replace(user_defined_symbols=symbols))
+    warnings = weakened_guarantees(options.spm)
+    if (rewritten := weakened(options.normalizer_choice)) is not None:
+        warnings.append(rewritten)
+    if (unused := unused_seeds(options.filters, options.seeds is not None)) is not None:
+        warnings.append(unused)
+    for warning in warnings:
+        print(f"brahmic_pua: {warning}", file=sys.stderr)
+    return options, warnings
 
 
 @dataclass(frozen=True)
