@@ -116,6 +116,44 @@ _SPACE: Final[str] = "\u2581"
 Value = str | bool | int | list[str] | list[float] | list[int] | bytes
 
 
+def _checked_scores(
+    model: Any, kind: str, raw_text: bool, manifest: Manifest | None
+) -> list[float]:
+    """The pieces' scores, once what llama.cpp cannot take is refused in one line: a model
+    type it has no tokenizer for, spaces not escaped, a BPE model without byte pieces, a dummy
+    ▁ at the end, a score that is not finite (:func:`gguf_fields` says why for each)."""
+    if kind not in TOKENIZERS:
+        raise ValueError(f"llama.cpp has no tokenizer for a {kind} model: only bpe and unigram")
+    if not model.normalizer_spec.escape_whitespaces:
+        raise ValueError("llama.cpp writes spaces as ▁ always: the model must escape them too")
+    if kind == "bpe" and not any(p.type == BYTE for p in model.pieces):
+        # llama.cpp spells a character that is no piece in <0xXX> pieces, and without them
+        # throws std::out_of_range, which aborts the process (node-llama-cpp's loadModel
+        # tokenizes text of its own, so such a file does not even load there).
+        raise ValueError(
+            "llama.cpp aborts on a BPE model without byte pieces: train it with "
+            "byte_fallback=true (brahmic_pua's default)"
+        )
+    if raw_text and model.trainer_spec.treat_whitespace_as_suffix:
+        raise ValueError("llama.cpp cannot put the dummy ▁ at the end: use llama_input")
+    scores = [float(p.score) for p in model.pieces]
+    if not all(map(math.isfinite, scores)):
+        at = next(i for i, score in enumerate(scores) if not math.isfinite(score))
+        piece = _text(model.pieces[at].piece)
+        shown = display(piece, manifest.codec) if manifest else mark_private_use(piece)
+        raise ValueError(
+            f"piece {at} ({shown}) has score {scores[at]}: a score must be a finite number, "
+            "which training always writes; the file is damaged: export the model as trained"
+        )
+    return scores
+
+
+def _special_ids(processor: Any) -> dict[str, int]:
+    """GGUF's special ids, by its names, as stock's processor reads them off the pieces."""
+    ids = (processor.bos_id(), processor.eos_id(), processor.unk_id(), processor.pad_id())
+    return dict(zip(("bos", "eos", "unknown", "padding"), map(int, ids), strict=True))
+
+
 def gguf_fields(model_data: bytes, *, raw_text: bool = False) -> dict[str, Value]:
     """The GGUF metadata of a vocabulary-only file for a serialized BPE or Unigram model.
 
@@ -146,38 +184,11 @@ def gguf_fields(model_data: bytes, *, raw_text: bool = False) -> dict[str, Value
     """
     loaded = load_model(model_data)
     model, manifest, processor = loaded.message, loaded.manifest, loaded.processor
-    special = {
-        "bos": processor.bos_id(),
-        "eos": processor.eos_id(),
-        "unknown": processor.unk_id(),
-        "padding": processor.pad_id(),
-    }
+    special = _special_ids(processor)
     del loaded, processor  # freed before the lists: 1.5M pieces peaked at 817 MB, not 661
     kind = model_type(model_data)
-    if kind not in TOKENIZERS:
-        raise ValueError(f"llama.cpp has no tokenizer for a {kind} model: only bpe and unigram")
+    scores = _checked_scores(model, kind, raw_text, manifest)
     spec = model.normalizer_spec
-    if not spec.escape_whitespaces:
-        raise ValueError("llama.cpp writes spaces as ▁ always: the model must escape them too")
-    if kind == "bpe" and not any(p.type == BYTE for p in model.pieces):
-        # llama.cpp spells a character that is no piece in <0xXX> pieces, and without them
-        # throws std::out_of_range, which aborts the process (node-llama-cpp's loadModel
-        # tokenizes text of its own, so such a file does not even load there).
-        raise ValueError(
-            "llama.cpp aborts on a BPE model without byte pieces: train it with "
-            "byte_fallback=true (brahmic_pua's default)"
-        )
-    if raw_text and model.trainer_spec.treat_whitespace_as_suffix:
-        raise ValueError("llama.cpp cannot put the dummy ▁ at the end: use llama_input")
-    scores = [float(p.score) for p in model.pieces]
-    if not all(map(math.isfinite, scores)):
-        at = next(i for i, score in enumerate(scores) if not math.isfinite(score))
-        piece = _text(model.pieces[at].piece)
-        shown = display(piece, manifest.codec) if manifest else mark_private_use(piece)
-        raise ValueError(
-            f"piece {at} ({shown}) has score {scores[at]}: a score must be a finite number, "
-            "which training always writes; the file is damaged: export the model as trained"
-        )
     fields: dict[str, Value] = {
         "general.architecture": ARCHITECTURE,
         "tokenizer.ggml.model": TOKENIZERS[kind],

@@ -47,7 +47,7 @@ from typing import Any, Final
 
 from brahmic_pua.codec.layout import ESCAPE, ESCAPED_LITERALS
 from brahmic_pua.model.model_proto import BYTE, CONTROL, NORMAL, UNKNOWN, USER_DEFINED, parse_model
-from brahmic_pua.model.text_spelling import NotSpellable, spell_in_text
+from brahmic_pua.model.text_spelling import NotSpellable, TextSpelled, spell_in_text
 from brahmic_pua.normalize import Normalizer
 from brahmic_pua.normalize.folding import ZWJ
 from brahmic_pua.orthography.charclass import STARTERS
@@ -86,11 +86,11 @@ class TokenizerJson:
         )
 
 
-def tokenizer_json(data: bytes, source: str = "the model") -> TokenizerJson:
-    """The tokenizer.json of a serialized brahmic_pua BPE model (module docstring), or
-    :class:`NotSpellable` in one line saying why none gives its ids."""
-    spelled = spell_in_text(data, source)  # reads the model; refuses Unigram, plain models...
-    original, manifest = parse_model(data), spelled.manifest
+def _refuse_unfollowed(spelled: TextSpelled, original: Any, source: str) -> None:
+    """:class:`NotSpellable` for a model whose ids a tokenizer.json cannot give: clusters left
+    coded, no NFC in front (a stand-in could come from the text), a user's rules (tokenizers
+    cannot apply their longest match), whitespace options it does not follow."""
+    manifest = spelled.manifest
     if spelled.coded:
         raise NotSpellable(
             f"{source}: {len(spelled.coded)} clusters keep their code ({spelled.coded[0]}, …): "
@@ -118,6 +118,15 @@ def tokenizer_json(data: bytes, source: str = "the model") -> TokenizerJson:
         )
     if original.trainer_spec.treat_whitespace_as_suffix:
         raise NotSpellable(f"{source} puts ▁ at the end of words, which tokenizers cannot")
+
+
+def tokenizer_json(data: bytes, source: str = "the model") -> TokenizerJson:
+    """The tokenizer.json of a serialized brahmic_pua BPE model (module docstring), or
+    :class:`NotSpellable` in one line saying why none gives its ids."""
+    spelled = spell_in_text(data, source)  # reads the model; refuses Unigram, plain models...
+    original, manifest = parse_model(data), spelled.manifest
+    _refuse_unfollowed(spelled, original, source)
+    spec = original.normalizer_spec
     model = parse_model(spelled.data)
     codec = manifest.codec
     clusters = [cluster for _, cluster in codec.code_pairs() if classify(cluster[0]) in STARTERS]

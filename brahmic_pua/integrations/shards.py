@@ -99,11 +99,7 @@ def encode_corpus(
     _check_arguments(engine, workers, ray_address, shard_bytes, shard_lines)
     if shard_lines is None and shard_bytes is None:
         shard_bytes = DEFAULT_SHARD_BYTES
-    # Absolute paths: Ray workers may run elsewhere, and the index says where each line was.
-    files = [os.path.abspath(name) for name in expand_inputs(inputs)]
-    column = check_text_column(text_column, files)
-    for name in filter(is_parquet, files):
-        check_column(name, column or DEFAULT_COLUMN)
+    files, column = _input_files(inputs, text_column)
     data, processor = _load(model)
     eos = processor.eos_id()
     dtype = dtype_for(processor.get_piece_size())
@@ -136,6 +132,17 @@ def encode_corpus(
             with suppress(OSError):
                 directory.rmdir()
         raise
+
+
+def _input_files(inputs: Sequence[str], text_column: str | None) -> tuple[list[str], str | None]:
+    """The input files, globs expanded, as absolute paths (Ray workers may run elsewhere, and
+    the index says where each line was), and the Parquet column, checked in each Parquet
+    input before anything is encoded."""
+    files = [os.path.abspath(name) for name in expand_inputs(inputs)]
+    column = check_text_column(text_column, files)
+    for name in filter(is_parquet, files):
+        check_column(name, column or DEFAULT_COLUMN)
+    return files, column
 
 
 def _check_arguments(
