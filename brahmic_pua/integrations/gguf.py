@@ -81,6 +81,7 @@ from brahmic_pua.model.model_proto import (
     UNKNOWN,
     UNUSED,
     USER_DEFINED,
+    ModelProto,
     model_type,
 )
 from brahmic_pua.model.processor_types import StockProcessor
@@ -117,7 +118,7 @@ Value = str | bool | int | list[str] | list[float] | list[int] | bytes
 
 
 def _checked_scores(
-    model: Any, kind: str, raw_text: bool, manifest: Manifest | None
+    model: ModelProto, kind: str, raw_text: bool, manifest: Manifest | None
 ) -> list[float]:
     """The pieces' scores, once what llama.cpp cannot take is refused in one line: a model
     type it has no tokenizer for, spaces not escaped, a BPE model without byte pieces, a dummy

@@ -11,7 +11,6 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from itertools import count
-from typing import Any
 from weakref import WeakKeyDictionary
 
 import regex
@@ -24,6 +23,7 @@ from brahmic_pua.codec.layout import ESCAPE, ESCAPED_LITERALS, PRIVATE_USE, RESE
 from brahmic_pua.model.model_proto import NORMAL as NORMAL
 from brahmic_pua.model.model_proto import UNUSED as UNUSED
 from brahmic_pua.model.model_proto import USER_DEFINED as USER_DEFINED
+from brahmic_pua.model.model_proto import ModelProto
 
 SPACE = "\u2581"
 _MARK = regex.compile(r"\p{M}")
@@ -141,7 +141,7 @@ def starts_with_mark(text: str) -> bool:
     return bool(body) and bool(_MARK.match(body[0]))
 
 
-def vocab_text(model: Any, codec: PUACodec | None, scores: bool = True) -> bytes:
+def vocab_text(model: ModelProto, codec: PUACodec | None, scores: bool = True) -> bytes:
     """The ``.vocab`` file of a ModelProto, the one rendering the trainer, ``filter`` and
     ``repair`` write: ``piece<TAB>score`` lines as spm writes them (the piece alone without
     ``scores``: spm's vocabulary_output_piece_score=false), a brahmic_pua model's pieces shown
@@ -155,7 +155,7 @@ def vocab_text(model: Any, codec: PUACodec | None, scores: bool = True) -> bytes
 
 
 def mark_start_ids(
-    model: Any,
+    model: ModelProto,
     text_of: Callable[[str], str] = str,
     keep: Callable[[str], bool] = lambda piece: False,
 ) -> tuple[list[int], list[int]]:
@@ -182,7 +182,7 @@ DISABLED_PREFIX = " "
 KEPT_SPACE_PREFIX = "\u2585"
 
 
-def disabled_spelling(model: Any, piece: str, taken: AbstractSet[str]) -> str:
+def disabled_spelling(model: ModelProto, piece: str, taken: AbstractSet[str]) -> str:
     """How ``piece`` is spelled once disabled: behind :data:`DISABLED_PREFIX` (or
     :data:`KEPT_SPACE_PREFIX`), repeated until no other piece of the model has that spelling."""
     escapes = model.normalizer_spec.escape_whitespaces
@@ -195,7 +195,7 @@ def disabled_spelling(model: Any, piece: str, taken: AbstractSet[str]) -> str:
     return spelled
 
 
-def set_unused(model: Any, ids: Iterable[int]) -> None:
+def set_unused(model: ModelProto, ids: Iterable[int]) -> None:
     """Disable pieces the way that keeps every id and holds in every runtime: type UNUSED
     (deleting would renumber ids, a low score does nothing in BPE) and spelled after a prefix
     no tokenized text holds (:func:`disabled_spelling`). The type alone is not enough:

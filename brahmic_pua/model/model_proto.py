@@ -16,7 +16,8 @@ protobuf and the generated module ship without type information, so they are loa
 from __future__ import annotations
 
 import importlib
-from typing import Any, Final
+from collections.abc import Iterator
+from typing import Any, Final, Protocol
 
 model_pb2: Any = importlib.import_module("sentencepiece.sentencepiece_model_pb2")
 _descriptor_pb2: Any = importlib.import_module("google.protobuf.descriptor_pb2")
@@ -74,10 +75,46 @@ def _declare_manifest() -> Any:
 MANIFEST: Final[Any] = _declare_manifest()
 
 
-def parse_model(data: bytes) -> Any:
+class Piece(Protocol):
+    """One ``ModelProto.SentencePiece``: the fields brahmic_pua reads and sets."""
+
+    piece: str
+    score: float
+    type: int
+
+
+class Pieces(Protocol):
+    """``ModelProto.pieces``, protobuf's repeated field of pieces."""
+
+    def __len__(self) -> int: ...
+    def __iter__(self) -> Iterator[Piece]: ...
+    def __getitem__(self, index: int) -> Piece: ...
+    def __delitem__(self, index: int | slice) -> None: ...
+    def add(self, **fields: Any) -> Piece: ...
+
+
+class ModelProto(Protocol):
+    """What brahmic_pua uses of sentencepiece's ``ModelProto`` (generated code without types,
+    so :data:`model_pb2` is ``Any``): the pieces, typed; the three specs, whose many fields
+    are spm's (``Any``); serializing. Functions that read or change a model take this, so a
+    type checker sees a model where a model is meant."""
+
+    @property
+    def pieces(self) -> Pieces: ...
+    @property
+    def trainer_spec(self) -> Any: ...
+    @property
+    def normalizer_spec(self) -> Any: ...
+    @property
+    def denormalizer_spec(self) -> Any: ...
+    def SerializeToString(self) -> bytes: ...
+
+
+def parse_model(data: bytes) -> ModelProto:
     """A ModelProto from serialized bytes."""
-    model = model_pb2.ModelProto()
-    model.ParseFromString(data)
+    message = model_pb2.ModelProto()
+    message.ParseFromString(data)
+    model: ModelProto = message
     return model
 
 

@@ -21,9 +21,7 @@ older versions (docs/runtimes.md).
 
 from __future__ import annotations
 
-from typing import Any
-
-from brahmic_pua.model.model_proto import NORMAL
+from brahmic_pua.model.model_proto import NORMAL, ModelProto
 
 #: The grid: 2^-10. Coarser grids flip more genuine near-ties; finer ones stay exact only on
 #: shorter lines (2^-12 ends at totals of 4,096, which 42 te.extra lines exceed).
@@ -36,7 +34,7 @@ def on_grid(score: float) -> float:
     return round(score * scale) / scale
 
 
-def quantize_scores(model: Any) -> int:
+def quantize_scores(model: ModelProto) -> int:
     """Put a Unigram ModelProto's NORMAL scores on the grid; the number of scores moved."""
     moved = 0
     for piece in model.pieces:

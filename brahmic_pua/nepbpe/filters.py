@@ -46,7 +46,6 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
 
 from brahmic_pua.codec import PUACodec
 from brahmic_pua.codec.layout import is_private_use
@@ -60,7 +59,7 @@ from brahmic_pua.model.display import (
 )
 from brahmic_pua.model.loader import load_model
 from brahmic_pua.model.manifest import embed
-from brahmic_pua.model.model_proto import NORMAL
+from brahmic_pua.model.model_proto import NORMAL, ModelProto
 from brahmic_pua.nepbpe.seeds import Seeds, units
 from brahmic_pua.normalize import normalizer
 from brahmic_pua.orthography.classify import unicode_script
@@ -154,7 +153,7 @@ def char_class(ch: str) -> str | None:
 class _Vocabulary:
     """A model's pieces with what the filters ask of them, for a brahmic or a plain model."""
 
-    def __init__(self, model: Any, codec: PUACodec | None) -> None:
+    def __init__(self, model: ModelProto, codec: PUACodec | None) -> None:
         self.model = model
         self.codec = codec
         self.byte_fallback = bool(model.trainer_spec.byte_fallback)
@@ -267,7 +266,7 @@ def count_in_words(
 
 
 def filter_model(
-    model: Any,
+    model: ModelProto,
     names: Sequence[str],
     *,
     codec: PUACodec | None = None,

@@ -35,6 +35,7 @@ from typing import Any, BinaryIO
 from brahmic_pua.codec.layout import ESCAPED_LITERALS
 from brahmic_pua.io.leftovers import owned_prefix
 from brahmic_pua.io.lists import comma_list
+from brahmic_pua.model.model_proto import ModelProto
 from brahmic_pua.trainer.spm_options import SpmOptions
 
 BLOCK = "\u2585"  # spm silently drops every training line that contains it
@@ -293,7 +294,7 @@ def word_options(options: SpmOptions) -> SpmOptions:
     )
 
 
-def restored(model: Any, options: SpmOptions) -> None:
+def restored(model: ModelProto, options: SpmOptions) -> None:
     """``model`` (spm's, trained on a word file), its specs as the same training on lines
     leaves them: the input format, the dummy prefix and the line limit as ``options`` gave."""
     spec, normalizer = model.trainer_spec, model.normalizer_spec

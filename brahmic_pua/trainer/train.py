@@ -37,7 +37,7 @@ from brahmic_pua.model.display import (
     vocab_text,
 )
 from brahmic_pua.model.manifest import Manifest, embed
-from brahmic_pua.model.model_proto import UNUSED
+from brahmic_pua.model.model_proto import UNUSED, ModelProto
 from brahmic_pua.model.rules import rule_files
 from brahmic_pua.model.score_grid import quantize_scores
 from brahmic_pua.nepbpe.filters import FilterReport, filter_model
@@ -365,7 +365,7 @@ class _Finished:
 
 
 def _finish(
-    given: _Inputs, plan: _Plan, model: Any, built: Built | None, work: str, phases: Phases
+    given: _Inputs, plan: _Plan, model: ModelProto, built: Built | None, work: str, phases: Phases
 ) -> _Finished:
     """spm's ``model``, in place, made brahmic_pua's: codes no piece holds dropped, orphan and
     escape pieces disabled, word starts completed and the filters run (where asked), scores
@@ -403,7 +403,7 @@ def _finish(
     return _Finished(codec, disabled, starts, filtered)
 
 
-def _write(given: _Inputs, plan: _Plan, model: Any, codec: PUACodec) -> tuple[str, str]:
+def _write(given: _Inputs, plan: _Plan, model: ModelProto, codec: PUACodec) -> tuple[str, str]:
     """The model, with its manifest, to ``model_writer`` (stock writes no file then), or
     ``<prefix>.model`` and ``.vocab`` together; the paths written ("" for a writer)."""
     options, normalizer = given.options, given.normalizer
@@ -426,7 +426,7 @@ def _warn(note: str, warnings: list[str]) -> None:
 
 
 def _drop_codes_without_piece(
-    model: Any,
+    model: ModelProto,
     codec: PUACodec,
     built: Built | None,
     normalizer: Normalizer,
@@ -468,7 +468,7 @@ def _drop_codes_without_piece(
 _RESERVED = re.compile(f"[{''.join(sorted(RESERVED))}]")
 
 
-def _disable_pieces(model: Any, codec: PUACodec, dropped: set[str], prefix: str) -> int:
+def _disable_pieces(model: ModelProto, codec: PUACodec, dropped: set[str], prefix: str) -> int:
     """Disable orphan and escape pieces, and pieces holding a code of ``dropped`` (planned and
     kept by spm, then dropped by the codec: no text reaches them); drop temporary paths so
     output is reproducible. A literal Private Use character that is no code (U+F8FF in the

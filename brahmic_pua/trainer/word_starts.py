@@ -23,7 +23,7 @@ from typing import Any
 import sentencepiece as spm
 
 from brahmic_pua.model.display import SPACE
-from brahmic_pua.model.model_proto import NORMAL, model_pb2
+from brahmic_pua.model.model_proto import NORMAL, ModelProto, model_pb2
 
 #: A swap must save more than MARGIN tokens per token it may cost: a "▁Y" saves one token each
 #: time it is used, a dropped piece costs at least one each time it was used.
@@ -37,7 +37,7 @@ def count_words(lines: Iterable[str]) -> Counter[str]:
 
 
 def complete_word_starts(
-    model: Any, lines: Iterable[str], words: Mapping[str, int] | None = None
+    model: ModelProto, lines: Iterable[str], words: Mapping[str, int] | None = None
 ) -> int:
     """Swap pieces of a trained Unigram ``model`` (orphan pieces already disabled) in place for
     word-start pieces the training ``lines`` call for; returns how many were swapped.
@@ -86,7 +86,7 @@ def complete_word_starts(
     return swapped
 
 
-def _words_apart(model: Any) -> bool:
+def _words_apart(model: ModelProto) -> bool:
     """Whether ``model`` is a Unigram model whose words encode apart, each starting with "▁"
     (pieces never span a space, and the dummy prefix is on)."""
     spec = model.trainer_spec
@@ -99,7 +99,7 @@ def _words_apart(model: Any) -> bool:
 
 
 def _uses(
-    model: Any, words: Mapping[str, int], space: int, texts: list[str], normal: list[bool]
+    model: ModelProto, words: Mapping[str, int], space: int, texts: list[str], normal: list[bool]
 ) -> tuple[list[int], Counter[str]]:
     """How many times each piece is used when every word is encoded as often as it occurs, and
     the word-start pieces ("▁" + piece Y) wanted where a lone "▁" (id ``space``) came before a
@@ -126,7 +126,9 @@ def _valid(piece: str, spec: Any) -> bool:
     return not (spec.split_digits and any(ch.isdecimal() for ch in piece))
 
 
-def _sort_by_score(model: Any, texts: list[str], scores: list[float], normal: list[bool]) -> None:
+def _sort_by_score(
+    model: ModelProto, texts: list[str], scores: list[float], normal: list[bool]
+) -> None:
     """The normal pieces, with their new ``texts`` and ``scores``, back in spm's Unigram order
     (best score first, ties in id order) within their own ids. Normal pieces differ only in
     text and score, so those two are all that is written."""

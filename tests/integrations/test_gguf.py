@@ -364,7 +364,7 @@ def test_a_unigram_score_that_is_not_finite_is_refused_by_stocks_own_check(
 def test_a_piece_type_outside_the_enum_is_stocks_normal(sample_models: dict[str, Path]) -> None:
     """A type number spm's enum lacks is kept aside by protobuf (a proto2 enum), so the piece
     reads as NORMAL in stock's C++ and here: the GGUF says normal, as stock uses it."""
-    message = parse_model(sample_models["bpe"].read_bytes())
+    message: Any = parse_model(sample_models["bpe"].read_bytes())
     piece = message.pieces[300]
     piece.ParseFromString(piece.SerializeToString() + bytes([0x18, 9]))  # type (field 3) = 9
     data = bytes(message.SerializeToString())

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -31,7 +32,7 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
         input=str(sample), model_prefix=str(where / "te"), vocab_size=1000, progress=False
     )
     (where / "corpus.txt").write_text("తెలుగు\n", encoding="utf-8")
-    message = parse_model((where / "te.model").read_bytes())
+    message: Any = parse_model((where / "te.model").read_bytes())
     body = json.loads(bytes(message.Extensions[MANIFEST]))
     body["fingerprint"] = "sha256:0"
     message.ClearExtension(MANIFEST)

@@ -51,7 +51,7 @@ def model_bytes(tmp_path_factory: pytest.TempPathFactory) -> bytes:
 
 def _body(model_bytes: bytes) -> Body:
     """The model's manifest as JSON data (a fresh copy each call)."""
-    body: Body = json.loads(bytes(parse_model(model_bytes).Extensions[MANIFEST]))
+    body: Body = json.loads(bytes(_message(model_bytes).Extensions[MANIFEST]))
     return body
 
 
@@ -69,7 +69,7 @@ def _signed(body: Body) -> bytes:
 
 def _with_payload(model_bytes: bytes, payload: bytes) -> bytes:
     """``model`` with its manifest field replaced by ``payload``, as ``embed`` writes it."""
-    message = parse_model(model_bytes)
+    message: Any = parse_model(model_bytes)
     message.ClearExtension(MANIFEST)
     field = model_pb2.ModelProto()
     field.Extensions[MANIFEST] = payload
@@ -432,3 +432,8 @@ def test_a_normalizer_writing_a_code_the_manifest_lacks_is_refused(
     message.denormalizer_spec.precompiled_charsmap = denormalize
     with pytest.raises(ModelFileError, match=r"its normalizer writes U\+F8FE, a code the"):
         _load(message.SerializeToString(), tmp_path)
+
+
+def _message(data: bytes) -> Any:
+    """The raw protobuf message, for tests that read its extensions."""
+    return parse_model(data)

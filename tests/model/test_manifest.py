@@ -10,6 +10,7 @@ Damaged fields (a wrong wire type, truncation) must be one line of :class:`Model
 from __future__ import annotations
 
 import io
+from typing import Any
 
 import pytest
 import sentencepiece as stock
@@ -138,7 +139,7 @@ def test_written_bytes_equal_the_hand_built_oracle(
     assert embed(_oracle(plain_model_bytes, other.to_bytes()), manifest) == expected
     assert embed(TAG + _varint(3) + b"old" + plain_model_bytes, manifest) == expected
     # The same bytes as protobuf's own serialization of the message with the extension set.
-    message = parse_model(plain_model_bytes)
+    message: Any = parse_model(plain_model_bytes)
     message.Extensions[MANIFEST] = manifest.to_bytes()
     assert message.SerializeToString() == expected
 
@@ -148,7 +149,7 @@ def test_the_field_is_read_wherever_it_stands(
 ) -> None:
     payload = manifests["nfc"].to_bytes()
     field = TAG + _varint(len(payload)) + payload
-    message = parse_model(plain_model_bytes)
+    message: Any = parse_model(plain_model_bytes)
     first, rest = message.pieces[0].SerializeToString(), message.pieces[1:]
     middle = _field(1, 2, _varint(len(first)) + first) + field
     middle += b"".join(_field(1, 2, _varint(p.ByteSize()) + p.SerializeToString()) for p in rest)
@@ -157,7 +158,7 @@ def test_the_field_is_read_wherever_it_stands(
         if message.HasField(name):
             body = getattr(message, name).SerializeToString()
             middle += _field(number, 2, _varint(len(body)) + body)
-    rebuilt = parse_model(middle)
+    rebuilt: Any = parse_model(middle)
     rebuilt.ClearExtension(MANIFEST)
     assert rebuilt == message  # the hand-built model is the same message, field 1729 aside
     for data in (field + plain_model_bytes, middle):
@@ -199,7 +200,7 @@ def test_any_payload_round_trips_through_the_field(
     plain_model_bytes: bytes, payload: bytes
 ) -> None:
     data = _oracle(plain_model_bytes, payload)
-    message = parse_model(data)
+    message: Any = parse_model(data)
     assert message.HasExtension(MANIFEST) and message.Extensions[MANIFEST] == payload
     assert message.SerializeToString() == data
     message.ClearExtension(MANIFEST)
