@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from brahmic_pua.io.wording import counted
 from brahmic_pua.segment.arrow_count import ARROW_MIN_BYTES, pyarrow_importable
 from brahmic_pua.trainer.corpus import Corpus
 from brahmic_pua.trainer.options import TrainOptions
@@ -160,8 +161,11 @@ def local_workers(files: list[str], num_threads: int) -> tuple[int, str]:
         return 1, "one process (this process cannot fork)"
     if sum(Path(name).stat().st_size for name in files) < PARALLEL_MIN_BYTES:
         return 1, f"one process (under {PARALLEL_MIN_BYTES >> 20} MiB)"
-    workers = max(1, min(num_threads, usable_cpus()))
-    return workers, f"{workers} processes (num_threads={num_threads}, {usable_cpus()} CPUs)"
+    cpus = usable_cpus()
+    workers = max(1, min(num_threads, cpus))
+    if workers == 1:
+        return 1, f"one process (num_threads={num_threads}, {counted(cpus, 'CPU')})"
+    return workers, f"{workers} processes (num_threads={num_threads}, {counted(cpus, 'CPU')})"
 
 
 def usable_cpus() -> int:
