@@ -30,14 +30,15 @@ from __future__ import annotations
 import os
 import sys
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal, Protocol
 
 from brahmic_pua.io.wording import counted
 from brahmic_pua.segment.arrow_count import ARROW_MIN_BYTES, pyarrow_importable
 from brahmic_pua.trainer.corpus import Corpus
-from brahmic_pua.trainer.options import TrainOptions
+from brahmic_pua.trainer.spm_options import SpmOptions
 from brahmic_pua.trainer.spm_words import words_train_alike
 
 #: The switch that picks the count: ``python`` (the pure count) or ``arrow`` (at any size).
@@ -51,6 +52,23 @@ APART_MIN_BYTES = ARROW_MIN_BYTES
 PARALLEL_MIN_BYTES = 4 << 20
 
 Where = Literal["here", "apart", "workers", "ray"]
+
+
+class PlanOptions(Protocol):
+    """What the plan reads of a training's options
+    (:class:`~brahmic_pua.trainer.options.TrainOptions`, whose module imports the engine's,
+    which follows the plan: named here by what it has, not imported)."""
+
+    @property
+    def policy(self) -> str: ...
+    @property
+    def engine(self) -> str: ...
+    @property
+    def spm(self) -> SpmOptions: ...
+    @property
+    def pretokenizer(self) -> Callable[[str], Any] | None: ...
+
+
 _WHERE = {"here": "in this process", "apart": "in a forked process", "ray": "on Ray"}
 
 
@@ -79,7 +97,7 @@ class CountPlan:
         return f"scanning corpus ({self.choice})"
 
 
-def plan_count(corpus: Corpus, options: TrainOptions) -> CountPlan:
+def plan_count(corpus: Corpus, options: PlanOptions) -> CountPlan:
     """The plan for counting ``corpus`` under ``options`` (its policy, spm's options, the
     engine and ``num_threads``); a sample not yet chosen is chosen here (the lines are counted
     first). Parquet on Ray is refused: its rows are not byte ranges of the file."""
@@ -111,7 +129,7 @@ def plan_count(corpus: Corpus, options: TrainOptions) -> CountPlan:
     return CountPlan(where, arrow, spm_input, reason, workers)
 
 
-def _spm_input(options: TrainOptions) -> tuple[Literal["words", "lines"], str]:
+def _spm_input(options: PlanOptions) -> tuple[Literal["words", "lines"], str]:
     """What spm trains on, and why."""
     if os.environ.get(INPUT_ENV, "").strip().lower() == "lines":
         return "lines", f"{INPUT_ENV}=lines"
@@ -182,6 +200,7 @@ __all__ = [
     "INPUT_ENV",
     "PARALLEL_MIN_BYTES",
     "CountPlan",
+    "PlanOptions",
     "can_fork",
     "local_workers",
     "plan_count",
