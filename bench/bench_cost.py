@@ -41,7 +41,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from brahmic_pua.segment.arrow_count import ARROW_MIN_BYTES, COUNT_ENV, pyarrow_importable
+from brahmic_pua.segment.arrow_count import ARROW_MIN_BYTES, pyarrow_importable
+from brahmic_pua.trainer.count_plan import COUNT_ENV
 
 from common import CORPORA, RAW_SPM_OPTIONS, RAW_TRAIN, Measured, best_of, measured
 

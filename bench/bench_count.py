@@ -22,7 +22,7 @@ from bench_cost import corpus_file
 
 from brahmic_pua.io.lines import Span, batched, read_lines
 from brahmic_pua.normalize import normalizer
-from brahmic_pua.segment.arrow_count import COUNT_ENV, arrow_wanted
+from brahmic_pua.segment.arrow_count import pyarrow_importable
 from brahmic_pua.segment.counting import count_batches
 
 
@@ -32,11 +32,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--policy", default="fixtoken")
     args = parser.parse_args()
-    if not arrow_wanted():
-        raise SystemExit(
-            f"the Arrow count is off: {COUNT_ENV}=python is set, or pyarrow is not installed "
-            "(pip install -e '.[arrow]')"
-        )
+    if not pyarrow_importable():
+        raise SystemExit("the Arrow count needs pyarrow: pip install -e '.[arrow]'")
     with tempfile.TemporaryDirectory() as work:
         path = Path(args.corpus) if args.corpus else corpus_file("mix", Path(work))
         n = normalizer("nfc")

@@ -21,13 +21,13 @@ the words of about :data:`WINDOW_BYTES` of text are held at once, past
 then not kept, as there), and :data:`CUT_ROWS` words are cut at a time.
 
 The trainer counts in Arrow where its input is :data:`ARROW_MIN_BYTES` or more (or Parquet, or
-an iterator); ``BRAHMIC_PUA_COUNT=python`` in the environment forces the pure count and
-``BRAHMIC_PUA_COUNT=arrow`` the Arrow count at any size (the tests compare both).
+an iterator), and pyarrow imports; its count's plan says so
+(:mod:`brahmic_pua.trainer.count_plan`, which also reads the switches the tests compare both
+counts by).
 """
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -36,8 +36,6 @@ from typing import Any, Protocol
 
 from brahmic_pua.segment.sure_cuts import SENTINELS, sure_starts
 
-#: The environment variable that picks the count: ``python`` forces the pure count.
-COUNT_ENV = "BRAHMIC_PUA_COUNT"
 #: Text (in bytes) whose words are held before they are counted together: one ``value_counts``
 #: over many batches instead of one per batch of 2,048 lines; a bound on the words held, and on
 #: the hash table that counts them.
@@ -59,19 +57,6 @@ CUT_ROWS = 1 << 16
 #: with pyarrow's), more than the count saves on a small corpus (te.train, 5 MB: no faster, and
 #: 215 MB at the peak against 140 MB).
 ARROW_MIN_BYTES = 16 << 20
-
-
-def arrow_wanted(size: int | None = None) -> bool:
-    """Whether the count of ``size`` bytes of input (None: unknown, or Parquet, which has
-    pyarrow loaded already) runs in Arrow: pyarrow importable, the input not below
-    :data:`ARROW_MIN_BYTES`, and ``BRAHMIC_PUA_COUNT`` not ``python``; ``arrow`` there
-    counts in Arrow whatever the size (where pyarrow imports)."""
-    choice = os.environ.get(COUNT_ENV, "").strip().lower()
-    if choice == "python":
-        return False
-    if size is not None and size < ARROW_MIN_BYTES and choice != "arrow":
-        return False
-    return pyarrow_importable()
 
 
 def pyarrow_importable() -> bool:

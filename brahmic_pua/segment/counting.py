@@ -79,7 +79,7 @@ def count_batches(
 
     ``arrow``: split, count and cut the words in Arrow (:mod:`brahmic_pua.segment.arrow_count`:
     the same counts, in compiled code), as the trainer asks for a corpus big enough
-    (:func:`~brahmic_pua.segment.arrow_count.arrow_wanted`); off by default, since importing
+    (its count's plan, :mod:`~brahmic_pua.trainer.count_plan`); off by default, since importing
     pyarrow costs more than it saves on small text (a codec built from a few lines).
     Grapheme is always counted in Python.
 
@@ -87,11 +87,37 @@ def count_batches(
     split words, has none to hand).
     """
     assert words_out is None or policy != "grapheme", "grapheme counts no words"
-    if policy != "grapheme" and arrow:
+    if policy == "grapheme":
+        return _count_graphemes(batches)
+    if arrow:
         found = count_pieces(batches, policy, keep_words, MAX_WORDS, check_batch, words_out)
         return _from_pieces(found, policy)
+    return _count_words(batches, policy, keep_words, words_out)
+
+
+def _count_graphemes(batches: Iterable[list[str]]) -> CorpusCounts:
+    """Grapheme clusters of each text, matched whole: a grapheme cluster may hold a space, so
+    the texts are not split into words (and no word is kept or handed over)."""
+    pattern = lookup_pattern("grapheme")
+    counts = CorpusCounts()
+    done = 0
+    for batch in batches:
+        check_batch(batch, done)
+        done += len(batch)
+        for text in batch:
+            counts.clusters.update(pattern.findall(text))
+            counts.characters.update(text)
+    return counts
+
+
+def _count_words(
+    batches: Iterable[list[str]], policy: str, keep_words: bool, words_out: WordsOut | None
+) -> CorpusCounts:
+    """The pure count of a policy that splits words: each batch split into words at once, the
+    distinct words segmented a window at a time (:data:`MAX_WORDS`), the joins' spaces counted
+    out again and the texts' in (see :func:`count_batches`)."""
     pattern = lookup_pattern(policy)
-    kept = keep_words and policy != "grapheme"
+    kept = keep_words
     words: Counter[str] = Counter()
     counts = CorpusCounts()
     pieces: Counter[str] = Counter()
@@ -100,32 +126,26 @@ def count_batches(
     for batch in batches:
         check_batch(batch, done)
         done += len(batch)
-        if policy == "grapheme":
-            for text in batch:
-                counts.clusters.update(pattern.findall(text))
-                counts.characters.update(text)
-        else:
-            split = " ".join(batch).split(" ")
-            spaces += len(split) - len(batch)
-            words.update(split)
-            if len(words) > MAX_WORDS:  # memory stays bounded; counts add up the same
-                if words_out is not None:
-                    words_out.counted(words)
-                joins += _segment_words(words, counts, pieces, policy, pattern, whole)
-                words.clear()
-                kept = False
+        split = " ".join(batch).split(" ")
+        spaces += len(split) - len(batch)
+        words.update(split)
+        if len(words) > MAX_WORDS:  # memory stays bounded; counts add up the same
+            if words_out is not None:
+                words_out.counted(words)
+            joins += _segment_words(words, counts, pieces, policy, pattern, whole)
+            words.clear()
+            kept = False
     if words_out is not None:
         words_out.counted(words)
     joins += _segment_words(words, counts, pieces, policy, pattern, whole)
     if kept:
         counts.words = words
-    if policy != "grapheme" and len(pieces) + len(whole) <= MAX_PIECES:
+    if len(pieces) + len(whole) <= MAX_PIECES:
         counts.pieces = pieces + whole  # (a piece may start with a space that joined words)
     add_pieces(counts, pieces, 1, pattern)
-    if policy != "grapheme":  # the joins' spaces out, the text's in
-        _respace(counts.characters, joins, spaces)
-        if pattern.fullmatch(" "):
-            _respace(counts.clusters, joins, spaces)
+    _respace(counts.characters, joins, spaces)  # the joins' spaces out, the text's in
+    if pattern.fullmatch(" "):
+        _respace(counts.clusters, joins, spaces)
     return counts
 
 

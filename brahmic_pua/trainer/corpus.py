@@ -24,6 +24,9 @@ from brahmic_pua.normalize import Normalizer
 from brahmic_pua.segment.sure_cuts import check_no_surrogates
 from brahmic_pua.trainer.spm_words import BLOCK, ESCAPED_BLOCK, WordFile
 
+#: The label of a scan's progress line (the count's plan adds how it counts).
+SCAN_LABEL = "scanning corpus"
+
 
 @dataclass
 class CorpusStats:
@@ -136,7 +139,14 @@ class Corpus:
             if is_parquet(name):
                 check_column(name, self.text_column)
         if words:
+            self.write_words()
+
+    def write_words(self) -> None:
+        """The scan is to hand its words to :attr:`word_file` for spm, not write spm's line file
+        (the count's plan says so: :mod:`~brahmic_pua.trainer.count_plan`); before the scan."""
+        if self.word_file is None:
             self.word_file = WordFile()
+            self._spm_lines_wanted = False
 
     @property
     def parquet(self) -> bool:
@@ -161,12 +171,13 @@ class Corpus:
         self._choose()
         return self._chosen is not None
 
-    def scan(self) -> Iterator[list[str]]:
+    def scan(self, label: str = SCAN_LABEL) -> Iterator[list[str]]:
         """Normalized lines in batches, once, collecting statistics, writing spm's line file
-        and (for lines that cannot be read again) a spill to read them again."""
+        and (for lines that cannot be read again) a spill to read them again; ``label``: the
+        progress line's (the count's plan)."""
         sampled = self.sampled  # the sample is chosen first
         total = None if sampled else self.input_bytes()
-        bar = Progress(self.progress, "scanning corpus", total)
+        bar = Progress(self.progress, label, total)
         with ExitStack() as files:
             spill = None
             if self.iterator is not None and self._raw_spill is None:  # read once only

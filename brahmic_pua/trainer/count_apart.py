@@ -21,14 +21,14 @@ death (the out-of-memory killer's SIGKILL) as one line too
 from __future__ import annotations
 
 import os
-import sys
-import threading
+from collections.abc import Callable
+from multiprocessing import current_process
 from typing import TYPE_CHECKING
 
 from brahmic_pua.io.workers import PoolWatch, kill_workers
-from brahmic_pua.segment.arrow_count import ARROW_MIN_BYTES, arrow_wanted
+from brahmic_pua.segment.arrow_count import pyarrow_importable
 from brahmic_pua.segment.counting import CorpusCounts, count_batches
-from brahmic_pua.trainer.corpus import Corpus, CorpusStats
+from brahmic_pua.trainer.corpus import SCAN_LABEL, Corpus, CorpusStats
 from brahmic_pua.trainer.signals import die_with_parent, signals_deferred
 
 if TYPE_CHECKING:
@@ -36,42 +36,44 @@ if TYPE_CHECKING:
 
 #: The environment variable by which pyarrow picks its allocator when it loads.
 ARROW_POOL = "ARROW_DEFAULT_MEMORY_POOL"
-#: The corpus the forked child counts (set just before the fork: a child gets it as memory,
-#: not pickled, with its open word file).
-_CORPUS: list[Corpus] = []
 #: What to do when the out-of-memory killer ended the child (SIGKILL): a sample is counted
 #: as it is read, in this process.
 MEMORY_ADVICE = "give the run more memory, or train on a sample (--input_sentence_size=N lines)"
 
 
-def worth_apart(corpus: Corpus) -> bool:
-    """Whether ``corpus`` is counted apart: it writes its words for spm, is text files big
-    enough for the Arrow count (an iterator or Parquet is read here; Parquet has pyarrow
-    loaded already), and this process can fork (Linux, no other thread)."""
-    size = corpus.input_bytes()
-    if corpus.word_file is None or size is None or size < ARROW_MIN_BYTES:
-        return False
-    return sys.platform == "linux" and threading.active_count() == 1
+def count_apart(
+    corpus: Corpus, policy: str, keep_words: bool, arrow: bool, label: str = SCAN_LABEL
+) -> tuple[CorpusCounts, CorpusStats]:
+    """The counts and line statistics of ``corpus`` (a word file's corpus), made in a forked
+    process, its word file as a scan here leaves it. ``arrow``: the Arrow count where pyarrow
+    imports in the child (this process does not import it).
 
-
-def count_apart(corpus: Corpus, policy: str, keep_words: bool) -> CorpusCounts:
-    """The counts of ``corpus`` (a word file's corpus), made in a forked process;
-    ``corpus.stats`` and its word file are as a scan here leaves them."""
+    The child gets the corpus as memory, with its open word file, not pickled: the pool's
+    initializer takes the count as its argument, which the fork hands over as it is, and puts
+    it on the child's process object, where the job submitted to the pool finds it."""
     from concurrent.futures import ProcessPoolExecutor
     from multiprocessing import get_context
 
     words = corpus.word_file
     assert words is not None, "only a corpus that writes its words for spm is counted apart"
-    _CORPUS[:] = [corpus]
-    pool = ProcessPoolExecutor(1, get_context("fork"), die_with_parent, (os.getpid(),))
+
+    def count() -> tuple[CorpusCounts, CorpusStats, bool]:  # (in the child)
+        # Arrow's allocator, chosen as pyarrow loads (there, not here): the system's gives
+        # back what the count frees, where the default (mimalloc) kept it (the count's peak on
+        # the 50 MB mix 260 MB against 290-330); jemalloc (250 MB) is not in every pyarrow
+        # build, and one without it warns on stderr
+        os.environ.setdefault(ARROW_POOL, "system")
+        counts = count_here(corpus, policy, keep_words, arrow and pyarrow_importable(), label)
+        assert corpus.word_file is not None
+        return counts, corpus.stats, corpus.word_file.usable
+
+    pool = ProcessPoolExecutor(1, get_context("fork"), _inherit, (os.getpid(), count))
     watch = PoolWatch(pool, "the counting process", "the counting process's pool", MEMORY_ADVICE)
     try:
         with watch:
             with signals_deferred():  # the child is forked at the submit
-                job: Future[tuple[CorpusCounts, CorpusStats, bool]] = pool.submit(
-                    _count, policy, keep_words
-                )
-            counts, corpus.stats, usable = watch.result(job)
+                job: Future[tuple[CorpusCounts, CorpusStats, bool]] = pool.submit(_inherited)
+            counts, stats, usable = watch.result(job)
     except BaseException as error:
         died = watch.died(error)
         kill_workers(pool)
@@ -80,36 +82,39 @@ def count_apart(corpus: Corpus, policy: str, keep_words: bool) -> CorpusCounts:
         raise
     finally:
         watch.shutdown()
-        _CORPUS.clear()
     words.written(usable)
-    return counts
+    return counts, stats
 
 
-def _count(policy: str, keep_words: bool) -> tuple[CorpusCounts, CorpusStats, bool]:
-    """In the child: the corpus scanned and counted, its words written (the Arrow count where
-    pyarrow imports here and the input is big enough)."""
-    # Arrow's allocator, chosen as pyarrow loads (here, not in the parent): the system's gives
-    # back what the count frees, where the default (mimalloc) kept it (the count's peak on the
-    # 50 MB mix 260 MB against 290-330); jemalloc (250 MB) is not in every pyarrow build, and
-    # one without it warns on stderr
-    os.environ.setdefault(ARROW_POOL, "system")
-    corpus = _CORPUS[0]
-    counts = count_here(corpus, policy, keep_words)
-    assert corpus.word_file is not None
-    return counts, corpus.stats, corpus.word_file.usable
+#: The attribute of the child's process object that holds its count.
+_COUNT = "brahmic_pua_count"
 
 
-def count_here(corpus: Corpus, policy: str, keep_words: bool) -> CorpusCounts:
-    """The corpus scanned and counted in this process, its words written to its word file
-    (where it has one) and the file finished against the count's lines and spaces; small text
-    files get the pure count (:func:`arrow_wanted`)."""
+def _inherit(parent: int, count: Callable[[], tuple[CorpusCounts, CorpusStats, bool]]) -> None:
+    """In the child, first: die with ``parent``, and keep ``count`` (inherited by the fork)
+    for :func:`_inherited` on this process's object, which only the child has."""
+    die_with_parent(parent)
+    setattr(current_process(), _COUNT, count)
+
+
+def _inherited() -> tuple[CorpusCounts, CorpusStats, bool]:
+    """In the child: the count the fork handed over, run."""
+    count: Callable[[], tuple[CorpusCounts, CorpusStats, bool]] = getattr(current_process(), _COUNT)
+    return count()
+
+
+def count_here(
+    corpus: Corpus, policy: str, keep_words: bool, arrow: bool, label: str = SCAN_LABEL
+) -> CorpusCounts:
+    """The corpus scanned and counted in this process (``arrow``: the Arrow count), its words
+    written to its word file (where it has one) and the file finished against the count's lines
+    and spaces; ``label``: the scan's progress line's."""
     words = corpus.word_file
-    arrow = arrow_wanted(corpus.input_bytes())
-    counts = count_batches(corpus.scan(), policy, keep_words, arrow, words)
+    counts = count_batches(corpus.scan(label), policy, keep_words, arrow, words)
     if words is not None:
         stats = corpus.stats
         words.finish(stats.lines, stats.empty_lines, counts.characters[" "])
     return counts
 
 
-__all__ = ["count_apart", "count_here", "worth_apart"]
+__all__ = ["count_apart", "count_here"]

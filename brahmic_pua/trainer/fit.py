@@ -85,10 +85,7 @@ def fit(
         _write(work, "normalize.tsv", rules[0]),
         _write(work, "denormalize.tsv", rules[1]),
     )
-    words = None
-    if not too_long and words_train_alike(options) and rules_split_alike(rules[0]):
-        words = corpus.spm_words()  # (spm skips a too-long line whole: words cannot say so)
-    path = words or corpus.spm_input()
+    words, path = _spm_input(corpus, options, rules[0], too_long)
     source: dict[str, Any] = {"input": path}
     stop = threading.Event()  # set when this thread stops waiting: the iterator ends spm
     if path is None:
@@ -98,18 +95,7 @@ def fit(
     log = None
     if read_log and phases.enabled:  # (thread 0: no lines shown until spm's thread is known)
         log = SpmLog(lambda say: phases.show(say, label), thread=0, words=words is not None)
-
-    def complete(level: int) -> Built:  # the model's full rules, with spm's log level
-        target = codec
-        if forecast is not None:
-            # spm's normalizer logs as it is built: at the training's level, which spm's thread
-            # may not have set yet (compile_rules passes it to its own training)
-            spm.SetMinLogLevel(level)
-            if (kept := forecast(rule_paths[0])) is not None:
-                target = kept
-        maps = _run(lambda: compile_rules(*rule_files(target, normalizer, user_rules), work, level))
-        return Built(target, maps)
-
+    complete = _completer(codec, normalizer, user_rules, work, forecast, rule_paths[0])
     with captured(log) as capture, phases.writing_to(capture.stderr):
         spm_options = options.replace(minloglevel=0) if capture.active else options
         if words is not None:
@@ -130,6 +116,45 @@ def fit(
     if words is not None:
         restored(model, options)
     return model, too_long, built
+
+
+def _spm_input(
+    corpus: Corpus, options: SpmOptions, rules: str, too_long: int
+) -> tuple[str | None, str | None]:
+    """The file of words spm trains on, where they make the model its lines make (its options
+    and the training ``rules`` keep words apart, no line is too long: spm skips a too-long line
+    whole, which words cannot say, and the count wrote the words), and the file spm reads: that
+    one, else the line file (None: the lines are fed from Python)."""
+    words = None
+    if not too_long and words_train_alike(options) and rules_split_alike(rules):
+        words = corpus.spm_words()
+    return words, words or corpus.spm_input()
+
+
+def _completer(
+    codec: PUACodec,
+    normalizer: Normalizer,
+    user_rules: tuple[tuple[str, str], ...],
+    work: str,
+    forecast: Callable[[str], PUACodec | None] | None,
+    training_rules: str,
+) -> Callable[[int], Built]:
+    """The build of the model's full rules at a log level, to run while spm trains: for
+    ``codec``, or for the codec of the clusters ``forecast`` says spm will keep (given the
+    training rules' file)."""
+
+    def complete(level: int) -> Built:
+        target = codec
+        if forecast is not None:
+            # spm's normalizer logs as it is built: at the training's level, which spm's thread
+            # may not have set yet (compile_rules passes it to its own training)
+            spm.SetMinLogLevel(level)
+            if (kept := forecast(training_rules)) is not None:
+                target = kept
+        maps = _run(lambda: compile_rules(*rule_files(target, normalizer, user_rules), work, level))
+        return Built(target, maps)
+
+    return complete
 
 
 def _lines_too_long(corpus: Corpus, limit: int) -> int:
@@ -170,18 +195,18 @@ def _training(
     return train
 
 
-#: spm's training threads, the running one and any left running by an interrupted training.
-_SPM_THREADS: list[threading.Thread] = []
+class SpmThread(threading.Thread):
+    """The thread spm trains on: its class, not a list kept of them, tells
+    :func:`spm_running` which threads are spm's."""
 
 
 def spm_running() -> bool:
     """Whether a thread of this process is still in spm's training, left there by an
     interrupted training. A process that exits then should do so without finalizing
     (``os._exit``, after flushing): spm's thread returning into a finalizing interpreter
-    aborts the process ("terminate called without an active exception", exit 134)."""
-    running = threading.enumerate()  # until its very end, past is_alive()
-    _SPM_THREADS[:] = [thread for thread in _SPM_THREADS if thread in running]
-    return bool(_SPM_THREADS)
+    aborts the process ("terminate called without an active exception", exit 134). Python's
+    own list of threads holds a thread until its very end, past ``is_alive()``."""
+    return any(isinstance(thread, SpmThread) for thread in threading.enumerate())
 
 
 def _alongside(
@@ -208,8 +233,7 @@ def _alongside(
         if phases is not None and not compiling.acquire(blocking=False) and not stop.is_set():
             phases.start("compiling rules")
 
-    thread = threading.Thread(target=run, name="brahmic_pua-spm-train", daemon=True)
-    _SPM_THREADS.append(thread)
+    thread = SpmThread(target=run, name="brahmic_pua-spm-train", daemon=True)
     thread.start()
     try:
         done = None

@@ -1,6 +1,7 @@
 """The trainer's count of input files cut into line ranges, counted in parallel: by worker
 processes on this machine (the local engine, given ``num_threads`` > 1 and a corpus big enough
-to pay for them) or by Ray tasks (:mod:`brahmic_pua.integrations.distributed`).
+to pay for them: :mod:`~brahmic_pua.trainer.count_plan`) or by Ray tasks
+(:mod:`brahmic_pua.integrations.distributed`).
 
 Each range is read, normalized and counted by the same code as one process's scan, and the
 reduce runs in input order, so the counts, the statistics and spm's line file (written by the
@@ -10,8 +11,6 @@ local workers in parts, which spm reads in order) are the ones a single scan mak
 from __future__ import annotations
 
 import os
-import sys
-import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack
@@ -22,9 +21,9 @@ from brahmic_pua.io.lines import Span, batched, plan_spans, read_lines
 from brahmic_pua.io.progress import Progress
 from brahmic_pua.io.workers import PoolWatch, kill_workers
 from brahmic_pua.normalize import Normalizer
-from brahmic_pua.segment.arrow_count import arrow_wanted
+from brahmic_pua.segment.arrow_count import pyarrow_importable
 from brahmic_pua.segment.counting import MAX_PIECES, CorpusCounts, count_batches
-from brahmic_pua.trainer.corpus import CorpusStats, spm_line_text, text_writer
+from brahmic_pua.trainer.corpus import SCAN_LABEL, CorpusStats, spm_line_text, text_writer
 from brahmic_pua.trainer.signals import die_with_parent, signals_deferred
 from brahmic_pua.trainer.spm_words import WordFile
 
@@ -39,8 +38,6 @@ MAX_RANGE_BYTES = 64 << 20
 MEMORY_ADVICE = (
     "give the run more memory, or count in fewer processes (--num_threads=1 counts in one)"
 )
-#: Below this much input a second process costs more than it saves.
-PARALLEL_MIN_BYTES = 4 << 20
 
 
 def count_spans(
@@ -72,7 +69,7 @@ def count_spans(
                         target.write(text)
                     yield texts
 
-        use = arrow_wanted() if arrow is None else arrow
+        use = pyarrow_importable() if arrow is None else arrow
         words = WordFile(words_file) if words_file else None  # (the parent removes it on error)
         counts = count_batches(batches(), policy, arrow=use, words_out=words)
         if words is not None:
@@ -89,17 +86,6 @@ def plan_ranges(files: list[str], workers: int) -> list[list[Span]]:
     return plan_spans(files, min(MAX_RANGE_BYTES, max(MIN_RANGE_BYTES, share)))
 
 
-def local_workers(files: list[str], num_threads: int) -> int:
-    """Worker processes for counting ``files`` here: spm's ``num_threads``, at most one per
-    usable CPU, and one (no pool) for a small corpus, off Linux, or in a process with other
-    threads (forking one is unsafe; starting fresh interpreters costs more than it saves)."""
-    if not files or sys.platform != "linux" or threading.active_count() > 1:
-        return 1
-    if sum(Path(name).stat().st_size for name in files) < PARALLEL_MIN_BYTES:
-        return 1
-    return max(1, min(num_threads, _usable_cpus()))
-
-
 def count_in_processes(
     files: list[str],
     normalize: Normalizer,
@@ -109,10 +95,12 @@ def count_in_processes(
     part: Callable[[], str],
     arrow: bool = False,
     words: WordFile | None = None,
+    label: str = SCAN_LABEL,
 ) -> tuple[CorpusCounts, CorpusStats]:
     """Counts and statistics of ``files`` from ``workers`` processes; each range's lines go to
     a new file from ``part()`` (the parts of spm's line file, in order), or with ``words`` its
-    words to a part of that word file, gathered into it once every range is counted.
+    words to a part of that word file, gathered into it once every range is counted;
+    ``label``: the progress line's.
 
     The workers die with this process (SIGKILL included), leave Ctrl-C to it, and are ended at
     once when the count fails or is interrupted, instead of finishing their ranges; a worker
@@ -134,7 +122,7 @@ def count_in_processes(
                     jobs.append(
                         pool.submit(count_spans, group, normalize, policy, lines, arrow, word_part)
                     )
-            found = reduce_in_order((watch.result(job) for job in jobs), files, progress)
+            found = reduce_in_order((watch.result(job) for job in jobs), files, progress, label)
         if words is not None:
             words.gather()
         return found
@@ -149,12 +137,15 @@ def count_in_processes(
 
 
 def reduce_in_order(
-    parts: Iterable[tuple[CorpusCounts, CorpusStats]], files: list[str], progress: bool
+    parts: Iterable[tuple[CorpusCounts, CorpusStats]],
+    files: list[str],
+    progress: bool,
+    label: str = SCAN_LABEL,
 ) -> tuple[CorpusCounts, CorpusStats]:
     """The ranges' counts and statistics added up in input order, each part waited for as
-    the reduce reaches it, with a progress line over the bytes of ``files``."""
+    the reduce reaches it, with a progress line (``label``) over the bytes of ``files``."""
     total = sum(Path(name).stat().st_size for name in files)
-    bar = Progress(progress, "scanning corpus", total)
+    bar = Progress(progress, label, total)
     counts, stats = CorpusCounts(pieces=Counter()), CorpusStats()
     for part, lines in parts:
         counts.clusters.update(part.clusters)
@@ -169,10 +160,3 @@ def reduce_in_order(
         stats.show(bar)
     stats.show(bar, final=True)
     return counts, stats
-
-
-def _usable_cpus() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on every platform
-        return os.cpu_count() or 1

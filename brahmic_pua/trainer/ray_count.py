@@ -22,7 +22,7 @@ from typing import Any
 from brahmic_pua.io.progress import Phases
 from brahmic_pua.normalize import Normalizer
 from brahmic_pua.segment.counting import CorpusCounts
-from brahmic_pua.trainer.corpus import CorpusStats
+from brahmic_pua.trainer.corpus import SCAN_LABEL, CorpusStats
 from brahmic_pua.trainer.range_count import count_spans, plan_ranges, reduce_in_order
 from brahmic_pua.trainer.signals import reinstall_sigterm, remove_tree, signals_deferred
 
@@ -162,10 +162,12 @@ def count_on_ray(
     progress: bool,
     address: str | None = None,
     arrow: bool = False,
+    label: str = SCAN_LABEL,
 ) -> tuple[CorpusCounts, CorpusStats]:
     """Cluster and character counts of ``inputs`` and their line statistics, counted by Ray
     tasks over line ranges (about four per CPU), reduced in input order; ``arrow``: the tasks
-    count in Arrow where pyarrow imports on their machine (the whole corpus's choice)."""
+    count in Arrow where pyarrow imports on their machine (the whole corpus's choice);
+    ``label``: the progress line's."""
     with ray_session(address, progress=progress) as ray:
         task = ray.remote(num_cpus=1)(count_spans)
         files = [os.path.abspath(name) for name in inputs]  # workers may run elsewhere
@@ -178,4 +180,5 @@ def count_on_ray(
         # that was not pending", exit 1 with no message, about 1 run in 5). Leaving the
         # session ends them: ray_session shuts down the driver it started, and Ray ends a
         # driver's tasks with it; in a session the caller started, they finish their ranges.
-        return reduce_in_order((task_result(ray, ref) for ref in refs), inputs, progress)
+        found = (task_result(ray, ref) for ref in refs)
+        return reduce_in_order(found, inputs, progress, label)

@@ -42,10 +42,6 @@ BLOCK = "\u2585"  # spm silently drops every training line that contains it
 ESCAPED_BLOCK = ESCAPED_LITERALS[BLOCK]
 SPACE = "\u2581"
 
-#: ``BRAHMIC_PUA_SPM_INPUT=lines`` in the environment makes spm train on lines always (the
-#: tests compare the two inputs' models).
-INPUT_ENV = "BRAHMIC_PUA_SPM_INPUT"
-
 #: Rows of the word file built at once from an Arrow table (their text is held twice meanwhile).
 ROWS_AT_ONCE = 1 << 16
 
@@ -110,8 +106,6 @@ _PIECES = (
 def words_train_alike(options: SpmOptions) -> bool:
     """Whether spm trained with ``options`` (its own, as the trainer passes them) on the corpus's
     word counts makes the model that its lines make (see the module's text)."""
-    if os.environ.get(INPUT_ENV, "").strip().lower() == "lines":
-        return False
     for name, value in options.items():
         if name in _ANY_VALUE or name in _PIECES:
             continue
@@ -309,7 +303,6 @@ def restored(model: ModelProto, options: SpmOptions) -> None:
 
 
 __all__ = [
-    "INPUT_ENV",
     "WordFile",
     "restored",
     "rules_split_alike",

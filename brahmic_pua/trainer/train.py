@@ -67,6 +67,7 @@ from brahmic_pua.trainer.checks import (
 )
 from brahmic_pua.trainer.coded_options import coded_options, required_clusters
 from brahmic_pua.trainer.corpus import Corpus
+from brahmic_pua.trainer.count_plan import plan_count
 from brahmic_pua.trainer.coverage_forecast import forecast_alphabet
 from brahmic_pua.trainer.engine import count_clusters
 from brahmic_pua.trainer.fit import Built, fit
@@ -75,7 +76,6 @@ from brahmic_pua.trainer.options import TrainOptions, build_options
 from brahmic_pua.trainer.pretokenize import ClusterPretokenizer
 from brahmic_pua.trainer.signals import temporary_folder, terminated_cleanly
 from brahmic_pua.trainer.spm_options import SPM_DEFAULTS, SpmOptions
-from brahmic_pua.trainer.spm_words import words_train_alike
 from brahmic_pua.trainer.train_report import TrainReport
 from brahmic_pua.trainer.word_starts import complete_word_starts
 
@@ -122,20 +122,16 @@ def train_model(arg: str | None = None, **kwargs: Any) -> TrainReport:
         first,
         options.progress,
         options.text_column,
-        # (grapheme clusters may hold a space: their count hands over no words)
-        words=options.policy != "grapheme"
-        and options.pretokenizer is None
-        and words_train_alike(options.spm),
     )
     try:
-        counts = count_clusters(
+        counted = count_clusters(
             corpus,
+            plan_count(corpus, options),
             options.policy,
-            options.engine,
             options.ray_address,
-            options.spm.integer("num_threads"),
             keep_words=options.complete_word_starts and options.spm.model_type == "unigram",
         )
+        corpus.stats, counts = counted.stats, counted.counts
         # Without fixtoken's closed sets: only counted clusters keep a code, but for
         # required_chars, which may name a cluster the corpus lacks.
         closed = bool(options.spm.text("required_chars"))

@@ -24,7 +24,7 @@ LINES = [*sample("te")[:300], *sample("hi")[:100]]
 #: first counting process stops itself (SIGSTOP) as it starts counting, so that the test can
 #: kill it by its pid; any other waits (the pool ends it as it breaks).
 STOPPED_COUNT = """import os, signal, sys, time
-from brahmic_pua.trainer import count_apart, range_count
+from brahmic_pua.trainer import count_apart, count_plan, range_count
 def stopped(*args, **kwargs):
     try:
         os.close(os.open(sys.argv[1], os.O_CREAT | os.O_EXCL))
@@ -33,10 +33,10 @@ def stopped(*args, **kwargs):
     else:
         os.kill(os.getpid(), signal.SIGSTOP)
     raise AssertionError("a counting process was not killed")
-range_count.PARALLEL_MIN_BYTES = 0
-range_count._usable_cpus = lambda: 2
+count_plan.PARALLEL_MIN_BYTES = 0
+count_plan.usable_cpus = lambda: 2
 range_count.count_batches = stopped
-count_apart.ARROW_MIN_BYTES = 0
+count_plan.APART_MIN_BYTES = 0
 count_apart.count_here = stopped
 from brahmic_pua.cli.main import main
 main(sys.argv[2:], prog_name="brahmic-pua")
@@ -113,10 +113,10 @@ def test_a_killed_counting_process_is_one_line(
 #: A CLI run (argv: the thread that cannot start, then the CLI's arguments) in which that thread
 #: cannot start, as under ``ulimit -v``: CPython's RuntimeError from ``Thread.start``.
 NO_THREAD = """import sys, threading
-from brahmic_pua.trainer import count_apart, range_count
-range_count.PARALLEL_MIN_BYTES = 0
-range_count._usable_cpus = lambda: 2
-count_apart.ARROW_MIN_BYTES = 0
+from brahmic_pua.trainer import count_apart, count_plan, range_count
+count_plan.PARALLEL_MIN_BYTES = 0
+count_plan.usable_cpus = lambda: 2
+count_plan.APART_MIN_BYTES = 0
 original = threading.Thread.start
 def start(self):
     if sys.argv[1] in (self.name, type(self).__name__):
@@ -203,13 +203,13 @@ def test_what_a_native_abort_leaves_the_next_run_removes(tmp_path: Path, model_t
 #: A CLI run whose count runs out of memory, as pyarrow's does (ArrowMemoryError is a
 #: MemoryError) in whichever process counts: here, a range worker, the count apart.
 COUNT_RUNS_OUT = """import sys
-from brahmic_pua.trainer import count_apart, range_count
+from brahmic_pua.trainer import count_apart, count_plan, range_count
 def count(*args, **kwargs):
     raise MemoryError("malloc of size 1220992 failed")
-range_count.PARALLEL_MIN_BYTES = 0
-range_count._usable_cpus = lambda: 2
+count_plan.PARALLEL_MIN_BYTES = 0
+count_plan.usable_cpus = lambda: 2
 range_count.count_batches = count
-count_apart.ARROW_MIN_BYTES = 0
+count_plan.APART_MIN_BYTES = 0
 count_apart.count_batches = count
 from brahmic_pua.cli.main import main
 main(sys.argv[1:], prog_name="brahmic-pua")

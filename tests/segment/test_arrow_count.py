@@ -23,7 +23,7 @@ from brahmic_pua.io.lines import batched
 from brahmic_pua.segment import arrow_count, counting
 from brahmic_pua.segment.counting import count_batches, count_corpus
 from brahmic_pua.segment.sure_cuts import SENTINELS
-from brahmic_pua.trainer import train_model
+from brahmic_pua.trainer import count_plan, train_model
 
 require_extra("pyarrow", "arrow", "the count in Arrow")
 
@@ -122,22 +122,18 @@ def test_lone_surrogate_is_the_pure_counts_error() -> None:
 def test_the_count_runs_in_arrow_where_asked(monkeypatch: pytest.MonkeyPatch) -> None:
     """The pure count unless the caller asks for Arrow (the trainer, by the corpus's size:
     count_corpus of a few lines imported pyarrow, 0.3 s and 95 MB); grapheme always pure (it
-    does not split words); arrow_wanted says no where BRAHMIC_PUA_COUNT=python or pyarrow is
-    missing."""
+    does not split words)."""
     calls = _watch(monkeypatch)
-    monkeypatch.delenv(arrow_count.COUNT_ENV, raising=False)
+    monkeypatch.delenv(count_plan.COUNT_ENV, raising=False)
     count_corpus(["కా కా"], "fixtoken")
     count_batches([["కా కా"]], "fixtoken")
     assert calls == []
     for policy in ("fixtoken", "grapheme"):
         count_batches([["కా కా"]], policy, arrow=True)
     assert calls == ["fixtoken"]
-    assert arrow_count.arrow_wanted()
-    monkeypatch.setenv(arrow_count.COUNT_ENV, "python")
-    assert not arrow_count.arrow_wanted()
-    monkeypatch.setenv(arrow_count.COUNT_ENV, "arrow")
+    assert arrow_count.pyarrow_importable()
     monkeypatch.setitem(sys.modules, "pyarrow.compute", None)  # import fails: no pyarrow
-    assert not arrow_count.arrow_wanted()
+    assert not arrow_count.pyarrow_importable()
 
 
 @pytest.mark.parametrize("model_type", ["bpe", "unigram"])
@@ -150,7 +146,7 @@ def test_models_trained_with_either_count_are_byte_identical(
     made: dict[str, dict[str, bytes]] = {}
     calls = _watch(monkeypatch)
     for count in ("python", "arrow"):
-        monkeypatch.setenv(arrow_count.COUNT_ENV, count)  # "arrow": at any size
+        monkeypatch.setenv(count_plan.COUNT_ENV, count)  # "arrow": at any size
         folder = tmp_path / count  # the same file name: the model records it
         folder.mkdir()
         train_model(
@@ -174,7 +170,7 @@ def test_the_trainer_counts_small_input_in_python(
     it saves); at or above it, or for an iterator, Arrow."""
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("\n".join(sample("te")[:300]) + "\n", encoding="utf-8")
-    monkeypatch.delenv(arrow_count.COUNT_ENV, raising=False)
+    monkeypatch.delenv(count_plan.COUNT_ENV, raising=False)
     calls = _watch(monkeypatch)
     options: dict[str, Any] = {"vocab_size": 1000, "model_type": "bpe", "num_threads": 1}
     train_model(input=str(corpus), model_prefix=str(tmp_path / "a"), **options)
@@ -183,12 +179,9 @@ def test_the_trainer_counts_small_input_in_python(
         sentence_iterator=iter(sample("te")[:300]), model_prefix=str(tmp_path / "b"), **options
     )
     assert calls == ["fixtoken"]
-    monkeypatch.setattr(arrow_count, "ARROW_MIN_BYTES", corpus.stat().st_size)
+    monkeypatch.setattr(count_plan, "ARROW_MIN_BYTES", corpus.stat().st_size)
     train_model(input=str(corpus), model_prefix=str(tmp_path / "c"), **options)
     assert calls == ["fixtoken"] * 2
-    assert not arrow_count.arrow_wanted(corpus.stat().st_size - 1)
-    monkeypatch.setenv(arrow_count.COUNT_ENV, "arrow")
-    assert arrow_count.arrow_wanted(0)
 
 
 def _watch(monkeypatch: pytest.MonkeyPatch) -> list[str]:

@@ -24,10 +24,10 @@ from brahmic_pua.io.lines import BATCH_CHARS
 from brahmic_pua.model.display import starts_with_mark
 from brahmic_pua.normalize import normalizer
 from brahmic_pua.segment.counting import count_batches
-from brahmic_pua.trainer import engine, range_count, train_model
+from brahmic_pua.trainer import count_plan, range_count, train_model
 from brahmic_pua.trainer.corpus import Corpus
+from brahmic_pua.trainer.count_plan import INPUT_ENV
 from brahmic_pua.trainer.options import OptionError
-from brahmic_pua.trainer.spm_words import INPUT_ENV
 
 LINES = sample("te")
 
@@ -338,17 +338,17 @@ def test_worker_processes_write_the_same_model_file(
     first.write_bytes(("\ufeff" + "\r\n".join(LINES[:800]) + "\r\n\n▅ క\n").encode())
     second.write_bytes(("\n".join(LINES[800:] + hindi) + "\n\nकि").encode())
     files = [str(first), str(second)]
-    monkeypatch.setattr(range_count, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(count_plan, "PARALLEL_MIN_BYTES", 0)
     monkeypatch.setattr(range_count, "MIN_RANGE_BYTES", 60_000)
     monkeypatch.setattr(range_count, "MAX_RANGE_BYTES", 60_000)
-    assert range_count.local_workers(files, 2) == 2  # no other thread in this process
+    assert count_plan.local_workers(files, 2)[0] == 2  # no other thread in this process
     assert len(range_count.plan_ranges(files, 2)) > 4
     made = {}
     # spm trains on the words the workers write (a part each), then on the lines they write
     for workers, spm_input in ((2, "words"), (2, "lines"), (1, "words")):
         monkeypatch.setenv(INPUT_ENV, spm_input)
         if workers == 1:
-            monkeypatch.setattr(engine, "local_workers", lambda *_: 1)
+            monkeypatch.setattr(count_plan, "local_workers", lambda *_: (1, "one process"))
         prefix = tmp_path / f"{workers}-{spm_input}" / "m"
         prefix.parent.mkdir()
         report = train_model(
@@ -372,7 +372,7 @@ def test_a_worker_range_with_a_tab_trains_on_lines(
     spm trains on the lines, read again; the same model as lines from the start."""
     source = tmp_path / "c.txt"
     source.write_text("\n".join([*LINES[:600], "a\tb c", *LINES[600:900]]) + "\n", "utf-8")
-    monkeypatch.setattr(range_count, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(count_plan, "PARALLEL_MIN_BYTES", 0)
     monkeypatch.setattr(range_count, "MIN_RANGE_BYTES", 60_000)
     monkeypatch.setattr(range_count, "MAX_RANGE_BYTES", 60_000)
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "temp"))

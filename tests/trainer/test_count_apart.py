@@ -19,8 +19,9 @@ from conftest import sample
 from brahmic_pua.io.workers import WorkerDied
 from brahmic_pua.normalize import normalizer
 from brahmic_pua.trainer import count_apart as apart
-from brahmic_pua.trainer import engine, train_model
+from brahmic_pua.trainer import count_plan, engine, train_model
 from brahmic_pua.trainer.corpus import Corpus
+from brahmic_pua.trainer.options import build_options
 
 LINES = [*sample("te")[:300], *sample("hi")[:100], "", "  a  b ", "x\u2585y", "\ufeffz"]
 OPTIONS: dict[str, Any] = {"model_type": "bpe", "vocab_size": 1200, "num_threads": 1}
@@ -48,13 +49,17 @@ def corpus_file(tmp_path: Path) -> Path:
 def counted(path: Path, forked: bool, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, ...]:
     """Counts, statistics and word-file rows of ``path``, counted apart or here."""
     with monkeypatch.context() as patched:
-        patched.setattr(apart, "ARROW_MIN_BYTES", 0 if forked else 1 << 62)
-        corpus = Corpus([str(path)], None, normalizer("nfc"), words=True)
+        patched.setattr(count_plan, "APART_MIN_BYTES", 0 if forked else 1 << 62)
+        corpus = Corpus([str(path)], None, normalizer("nfc"))
         try:
-            assert apart.worth_apart(corpus) is forked
-            counts = engine.count_clusters(corpus, "fixtoken", "local")
+            options = build_options(
+                None, {"input": str(path), "model_prefix": "m", **OPTIONS}, progress=False
+            )
+            plan = count_plan.plan_count(corpus, options)
+            assert plan.where == ("apart" if forked else "here"), plan
+            found = engine.count_clusters(corpus, plan, "fixtoken")
             rows = Path(str(corpus.spm_words())).read_bytes()
-            return counts.clusters, counts.characters, corpus.stats, rows
+            return found.counts.clusters, found.counts.characters, found.stats, rows
         finally:
             corpus.close()
 
@@ -78,7 +83,7 @@ def test_apart_trains_the_same_model(tmp_path: Path, monkeypatch: pytest.MonkeyP
 
     monkeypatch.setattr(engine, "count_apart", watched)
     for threshold in (1 << 62, 0):
-        monkeypatch.setattr(apart, "ARROW_MIN_BYTES", threshold)
+        monkeypatch.setattr(count_plan, "APART_MIN_BYTES", threshold)
         train_model(input="c.txt", model_prefix="m", **OPTIONS)
         made.append((Path("m.model").read_bytes(), Path("m.vocab").read_bytes()))
     assert len(children) == 1  # the second training counted apart
@@ -94,7 +99,7 @@ def test_an_error_in_the_child_is_the_same_one_line(
     (tmp_path / "temp").mkdir()
     messages = []
     for threshold in (1 << 62, 0):
-        monkeypatch.setattr(apart, "ARROW_MIN_BYTES", threshold)
+        monkeypatch.setattr(count_plan, "APART_MIN_BYTES", threshold)
         with pytest.raises(ValueError, match="is not UTF-8 at line") as error:
             train_model(input=str(bad), model_prefix=str(tmp_path / "m"), **OPTIONS)
         messages.append(str(error.value))
@@ -124,7 +129,7 @@ def test_a_child_that_dies_is_one_error_and_leaves_nothing(
     names it (and the pid: the one process), no word file, no model, no process."""
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "temp"))
     (tmp_path / "temp").mkdir()
-    monkeypatch.setattr(apart, "ARROW_MIN_BYTES", 0)
+    monkeypatch.setattr(count_plan, "APART_MIN_BYTES", 0)
     monkeypatch.setattr(apart, "count_here", _ended_by(sent))
     with pytest.raises(WorkerDied) as died:
         train_model(input=str(corpus_file), model_prefix=str(tmp_path / "m"), **OPTIONS)
@@ -136,26 +141,3 @@ def test_a_child_that_dies_is_one_error_and_leaves_nothing(
     assert os.listdir(tmp_path / "temp") == []
     assert not list(tmp_path.glob("m.*"))
     assert not multiprocessing.active_children()
-
-
-def test_not_apart_with_other_threads_or_small_input(
-    corpus_file: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    corpus = Corpus([str(corpus_file)], None, normalizer("nfc"), words=True)
-    lines_only = Corpus([str(corpus_file)], None, normalizer("nfc"))
-    try:
-        assert not apart.worth_apart(corpus)  # small: counted here
-        monkeypatch.setattr(apart, "ARROW_MIN_BYTES", 0)
-        assert apart.worth_apart(corpus)
-        assert not apart.worth_apart(lines_only)  # no word file: its line file is written here
-        stop = threading.Event()
-        other = threading.Thread(target=stop.wait)
-        other.start()
-        try:
-            assert not apart.worth_apart(corpus)  # forking beside a thread is unsafe
-        finally:
-            stop.set()
-            other.join()
-    finally:
-        corpus.close()
-        lines_only.close()

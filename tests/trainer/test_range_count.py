@@ -18,7 +18,7 @@ import pytest
 from conftest import sample
 
 from brahmic_pua.io.workers import WorkerDied
-from brahmic_pua.trainer import range_count, train_model
+from brahmic_pua.trainer import count_plan, range_count, train_model
 
 LINES = [*sample("te")[:300], *sample("hi")[:100]]
 OPTIONS: dict[str, Any] = {"model_type": "bpe", "vocab_size": 1200, "num_threads": 2}
@@ -67,8 +67,8 @@ def test_a_worker_that_dies_is_one_error_and_leaves_nothing(
     temp = tmp_path / "temp"
     temp.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(temp))
-    monkeypatch.setattr(range_count, "PARALLEL_MIN_BYTES", 0)
-    monkeypatch.setattr(range_count, "_usable_cpus", lambda: 2)
+    monkeypatch.setattr(count_plan, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(count_plan, "usable_cpus", lambda: 2)
     monkeypatch.setattr(range_count, "count_batches", _ended_by(sent))
     options = {**OPTIONS, "model_type": "bpe" if words else "unigram"}
     with pytest.raises(WorkerDied) as died:

@@ -20,9 +20,9 @@ from strategies import ALPHABET, nasty_texts
 from brahmic_pua.segment import counting
 from brahmic_pua.trainer import fit, train_model
 from brahmic_pua.trainer.corpus import Corpus
+from brahmic_pua.trainer.count_plan import COUNT_ENV, INPUT_ENV
 from brahmic_pua.trainer.spm_options import SpmOptions
 from brahmic_pua.trainer.spm_words import (
-    INPUT_ENV,
     WordFile,
     rules_split_alike,
     words_train_alike,
@@ -64,8 +64,6 @@ def trained(
 
 
 def counting_env() -> str:
-    from brahmic_pua.segment.arrow_count import COUNT_ENV
-
     return COUNT_ENV
 
 
@@ -194,12 +192,6 @@ def test_which_options_train_alike(options: dict[str, Any], alike: bool) -> None
     assert words_train_alike(SpmOptions(options)) is alike
 
 
-def test_the_lines_setting_forces_lines(monkeypatch: pytest.MonkeyPatch) -> None:
-    options = {"model_type": "bpe", "remove_extra_whitespaces": False}
-    monkeypatch.setenv(INPUT_ENV, "lines")
-    assert not words_train_alike(SpmOptions(options))
-
-
 def test_a_rule_that_reads_a_space_splits_otherwise() -> None:
     assert rules_split_alike("U+0C15 U+0C4D\tU+E003\nU+0020\tU+E004\n") is False
     assert rules_split_alike("U+0C15 U+0020 U+0C3E\tU+E003\n") is False
@@ -256,8 +248,9 @@ def test_the_word_file_holds_the_words_spm_splits_the_lines_into(
     a non-empty line's words are "▁" + each of its space-separated parts, an empty line has
     none), as " " + word, with U+2585 escaped."""
     from brahmic_pua.normalize import normalizer
-    from brahmic_pua.segment.arrow_count import COUNT_ENV
+    from brahmic_pua.trainer.count_plan import plan_count
     from brahmic_pua.trainer.engine import count_clusters
+    from brahmic_pua.trainer.options import build_options
 
     path = tmp_path_factory.mktemp("words") / "corpus.txt"
     path.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8", newline="")
@@ -265,7 +258,10 @@ def test_the_word_file_holds_the_words_spm_splits_the_lines_into(
     try:
         with pytest.MonkeyPatch.context() as monkeypatch:
             monkeypatch.setenv(COUNT_ENV, count)
-            count_clusters(corpus, "fixtoken", "local")
+            options = build_options(
+                None, {"input": str(path), "model_type": "bpe", "model_prefix": "m"}, False
+            )
+            count_clusters(corpus, plan_count(corpus, options), "fixtoken")
         expected: Counter[str] = Counter()
         # as a file is read: a leading BOM and each line's trailing CRs dropped
         read = [lines[0].removeprefix("\ufeff"), *lines[1:]] if lines else []
