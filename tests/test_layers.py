@@ -249,3 +249,52 @@ def test_the_tree_checks_see_a_misplaced_test_and_a_private_name(tmp_path: Path)
     source.write_text("import pytest\npytest.importorskip('pyarrow')\n")
     assert len(silent_skips(source)) == 1
     assert "_escape" in _library_private_names()
+
+
+#: Modules written by a tool (tools/generate_tables.py, tools/generate_unicode_ranges.py), not
+#: by hand: their size is the data's.
+GENERATED = {"brahmic_pua.orthography.unicode_tables", "brahmic_pua.normalize.unicode_ranges"}
+#: A module a reader takes in at one sitting; a function that fits on a screen or two.
+MOST_MODULE_LINES = 600
+MOST_FUNCTION_LINES = 60
+
+
+def oversized(modules: Iterator[tuple[str, Path]]) -> list[str]:
+    """Hand-written modules over :data:`MOST_MODULE_LINES` lines and functions (docstrings
+    included) over :data:`MOST_FUNCTION_LINES`."""
+    found = []
+    for name, path in modules:
+        if name in GENERATED:
+            continue
+        text = path.read_text(encoding="utf-8")
+        if (lines := text.count("\n")) > MOST_MODULE_LINES:
+            found.append(f"{name}: {lines} lines")
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                length = (node.end_lineno or node.lineno) - node.lineno + 1
+                if length > MOST_FUNCTION_LINES:
+                    found.append(f"{name}.{node.name}: {length} lines")
+    return found
+
+
+def test_modules_and_functions_read_at_one_sitting() -> None:
+    assert oversized(_modules()) == []
+
+
+def test_the_size_check_sees_a_long_module_and_a_long_function(tmp_path: Path) -> None:
+    long_module = tmp_path / "long.py"
+    long_module.write_text("x = 1\n" * (MOST_MODULE_LINES + 1))
+    body = "".join("    x = 1\n" for _ in range(MOST_FUNCTION_LINES))
+    long_function = tmp_path / "function.py"
+    long_function.write_text(f"def f() -> None:\n{body}")
+    generated = tmp_path / "tables.py"
+    generated.write_text("x = 1\n" * (MOST_MODULE_LINES + 1))
+    assert oversized(
+        iter(
+            [
+                ("brahmic_pua.long", long_module),
+                ("brahmic_pua.function", long_function),
+                ("brahmic_pua.orthography.unicode_tables", generated),
+            ]
+        )
+    ) == ["brahmic_pua.long: 601 lines", "brahmic_pua.function.f: 61 lines"]
