@@ -34,6 +34,14 @@ nfd_texts = texts.map(lambda s: unicodedata.normalize("NFD", s))
 nasty_texts = st.one_of(texts, nfd_texts, st.text(any_char, max_size=40))
 
 
+def parquet_rows(max_size: int) -> st.SearchStrategy[list[str | None]]:
+    """Rows of a Parquet text column: nulls, nasty texts, and rows that hold line ends, CRs,
+    BOMs, or line separators that are no line end."""
+    special = ["", "\n", "\r\n", "a\r\nb", "\ufeffక", "\ufeff\ufeffx", "x\r", "\r"]
+    special += ["\u2028\x85", "క\n\n"]
+    return st.lists(st.one_of(st.none(), nasty_texts, st.sampled_from(special)), max_size=max_size)
+
+
 @st.composite
 def valid_tokens(draw: st.DrawFn) -> str:
     """A chain of the ⊸ relation that starts with a consonant or independent vowel."""

@@ -14,8 +14,7 @@ import pytest
 from click.testing import CliRunner
 from conftest import require_extra, sample
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-from strategies import nasty_texts
+from strategies import parquet_rows
 
 from brahmic_pua.cli.main import main
 from brahmic_pua.io.lines import file_lines
@@ -34,14 +33,7 @@ def write_parquet(path: Path, rows: list[str | None], column: str = "text") -> N
     pq.write_table(table, path, row_group_size=100)
 
 
-rows = st.lists(
-    st.one_of(
-        st.none(),
-        nasty_texts,
-        st.sampled_from(["", "\n", "\r\n", "a\r\nb", "\ufeffక", "\ufeff\ufeffx", "x\r", "\r"]),
-    ),
-    max_size=12,
-)
+rows = parquet_rows(12)
 
 
 @settings(suppress_health_check=[HealthCheck.function_scoped_fixture], max_examples=40)

@@ -23,7 +23,7 @@ from click.testing import CliRunner
 from conftest import examples, require_extra, sample
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import nasty_texts
+from strategies import parquet_rows
 
 from brahmic_pua import SentencePieceProcessor
 from brahmic_pua.cli.main import main
@@ -553,15 +553,6 @@ def test_a_marker_whose_counts_are_not_its_shards_is_encoded_again(
 
 # -- Parquet input ------------------------------------------------------------------------------
 
-parquet_rows = st.lists(
-    st.one_of(
-        st.none(),
-        nasty_texts,
-        st.sampled_from(["", "\n", "\r\n", "a\r\nb", "\ufeffక", "\ufeff\ufeffx", "x\r", "క\n\n"]),
-    ),
-    max_size=30,
-)
-
 
 def write_parquet(path: Path, rows: list[str | None], group: int, column: str = "text") -> None:
     require_extra("pyarrow", "arrow", "encode-corpus of Parquet")
@@ -573,7 +564,7 @@ def write_parquet(path: Path, rows: list[str | None], group: int, column: str = 
 
 @settings(max_examples=examples(25), deadline=None)
 @given(
-    rows=parquet_rows,
+    rows=parquet_rows(30),
     group=st.integers(1, 7),
     cut=st.sampled_from([(None, 1), (None, 5), (40, None), (None, None)]),
 )

@@ -12,7 +12,7 @@ import pytest
 from conftest import require_extra
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from strategies import nasty_texts
+from strategies import parquet_rows
 
 from brahmic_pua.io import lines, parquet
 from brahmic_pua.io.lines import BATCH_LINES, file_lines
@@ -35,14 +35,7 @@ def as_text_file(path: Path, rows: list[str | None]) -> list[str]:
     return list(file_lines(path))
 
 
-rows = st.lists(
-    st.one_of(
-        st.none(),
-        nasty_texts,
-        st.sampled_from(["", "\n", "\r\n", "a\r\nb", "\ufeffబ", "x\r", "\r", "\u2028\x85"]),
-    ),
-    max_size=12,
-)
+rows = parquet_rows(12)
 
 
 @settings(suppress_health_check=[HealthCheck.function_scoped_fixture], max_examples=60)
