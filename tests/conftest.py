@@ -18,6 +18,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 import unicodedata
 import warnings
 import xml.etree.ElementTree as ElementTree
@@ -526,3 +527,15 @@ def hf() -> ModuleType:
 def runner() -> CliRunner:
     """A click test runner for the ``brahmic-pua`` commands."""
     return CliRunner()
+
+
+def only_thread() -> None:
+    """For a test whose code forks: it forks only with no other thread in the process (forking
+    beside one is unsafe), so a thread another test left behind (a pool's manager finishing) is
+    given a few seconds to end, else the test is skipped, saying which threads run."""
+    deadline = time.monotonic() + 10
+    while threading.active_count() > 1 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if threading.active_count() > 1:
+        names = ", ".join(thread.name for thread in threading.enumerate())
+        pytest.skip(f"other threads run in this test process ({names}): it may not fork")

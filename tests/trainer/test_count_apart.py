@@ -8,13 +8,12 @@ import multiprocessing
 import os
 import signal
 import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import sample
+from conftest import only_thread, sample
 
 from brahmic_pua.io.workers import WorkerDied
 from brahmic_pua.normalize import normalizer
@@ -28,15 +27,8 @@ OPTIONS: dict[str, Any] = {"model_type": "bpe", "vocab_size": 1200, "num_threads
 
 
 @pytest.fixture(autouse=True)
-def only_thread() -> None:
-    """This process forks only with no other thread (forking beside one is unsafe): a thread
-    another test left behind (a pool's manager finishing) is given a few seconds to end."""
-    deadline = time.monotonic() + 10
-    while threading.active_count() > 1 and time.monotonic() < deadline:
-        time.sleep(0.05)
-    if threading.active_count() > 1:
-        names = ", ".join(thread.name for thread in threading.enumerate())
-        pytest.skip(f"other threads run in this test process ({names}): it may not fork")
+def alone() -> None:
+    only_thread()
 
 
 @pytest.fixture
