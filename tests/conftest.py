@@ -539,3 +539,17 @@ def only_thread() -> None:
     if threading.active_count() > 1:
         names = ", ".join(thread.name for thread in threading.enumerate())
         pytest.skip(f"other threads run in this test process ({names}): it may not fork")
+
+
+def child_states(pid: int) -> dict[int, str]:
+    """The processes whose parent is ``pid``, with their state letter (``R``, ``S``, ``T``
+    stopped, ``Z`` a zombie...), read from Linux's /proc."""
+    found: dict[int, str] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            state, parent = stat.read_text().rsplit(")", 1)[1].split()[:2]
+        except (OSError, IndexError):
+            continue
+        if int(parent) == pid:
+            found[int(stat.parent.name)] = state
+    return found

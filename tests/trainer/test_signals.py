@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from conftest import CORPORA, corpora, default_sigint, require_extra, slow
+from conftest import CORPORA, child_states, corpora, default_sigint, require_extra, slow
 
 from brahmic_pua.trainer import train_model
 from brahmic_pua.trainer.signals import signals_deferred
@@ -137,19 +137,6 @@ def test_a_signal_during_spm_training_leaves_nothing(
     assert _left(tmp) == [] and _left(out) == []
 
 
-def _children(pid: int) -> list[int]:
-    """The live child processes of ``pid`` (Linux: /proc)."""
-    found = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            state, parent = stat.read_text().rsplit(")", 1)[1].split()[:2]
-        except (OSError, IndexError):
-            continue
-        if int(parent) == pid and state != "Z":
-            found.append(int(stat.parent.name))
-    return found
-
-
 def _alive(pid: int) -> bool:
     try:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
@@ -162,7 +149,7 @@ def _children_started(process: subprocess.Popen[bytes], what: str) -> list[int]:
     found: list[int] = []
 
     def started() -> bool:
-        found[:] = _children(process.pid)
+        found[:] = [c for c, state in child_states(process.pid).items() if state != "Z"]
         return bool(found)
 
     _wait_for(what, started, process)
