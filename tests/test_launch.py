@@ -76,3 +76,46 @@ def test_frames_of_ours_tells_the_prelude_from_our_code() -> None:
         "/r/brahmic_pua/cli/main.py",
     ):
         assert _frames_of_ours(prelude + f'  File "{file}", line 9\n', ours)
+
+
+class _Failing:
+    """A meta path finder that fails the command line's import as given."""
+
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
+
+    def find_spec(self, name: str, *args: object) -> None:
+        if name == "brahmic_pua.cli.main":
+            raise self.error
+
+
+def _launched(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], error: BaseException
+) -> tuple[object, str]:
+    import brahmic_pua_launch
+
+    monkeypatch.delitem(sys.modules, "brahmic_pua.cli.main", raising=False)
+    monkeypatch.setattr(sys, "meta_path", [_Failing(error), *sys.meta_path])
+    with pytest.raises((SystemExit, ImportError)) as raised:
+        brahmic_pua_launch.main()
+    return raised.value, capsys.readouterr().err
+
+
+def test_a_ctrl_c_in_a_compiled_modules_initialization_is_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """What a Ctrl-C inside sentencepiece's C module init gives Python (seen in CI): an
+    ImportError caused by the KeyboardInterrupt."""
+    failed = ImportError("initialization failed")
+    failed.__cause__ = KeyboardInterrupt()
+    raised, errors = _launched(monkeypatch, capsys, failed)
+    assert isinstance(raised, SystemExit) and raised.code == 130
+    assert errors == "Error: interrupted\n"
+
+
+def test_an_import_error_of_another_cause_is_raised(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    failed = ImportError("no module named sentencepiece")
+    raised, errors = _launched(monkeypatch, capsys, failed)
+    assert raised is failed and errors == ""
