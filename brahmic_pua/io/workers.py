@@ -148,6 +148,8 @@ def worker_died(
 class PoolWatch:
     """A pool's waits, each with an exit when the other side died, and its failures as one
     line: the block (``with``) in which ``pool`` is given work and its results waited for.
+    Leaving it, the pool is shut down; on an error its workers are killed first
+    (:func:`kill_workers`), and a worker's death is raised as :class:`WorkerDied`.
 
     A worker that dies breaks the pool, and :meth:`died` says so. The pool's own thread,
     which hands the workers their work, can die too: under an address-space limit
@@ -172,8 +174,16 @@ class PoolWatch:
         threading.excepthook = self._keep
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, kind: object, error: BaseException | None, traceback: object) -> None:
         threading.excepthook = self._previous
+        try:
+            if error is not None:
+                died = self.died(error)  # (before the kill, whose SIGKILL would hide its end)
+                kill_workers(self.pool)  # not their futures cancelled: see kill_workers
+                if died is not None:
+                    raise died from None
+        finally:
+            self.shutdown()
 
     def _keep(self, args: threading.ExceptHookArgs) -> None:
         """The pool's thread's error kept (for :meth:`result`'s line), any other's as before."""

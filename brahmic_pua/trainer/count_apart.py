@@ -25,7 +25,7 @@ from collections.abc import Callable
 from multiprocessing import current_process
 from typing import TYPE_CHECKING
 
-from brahmic_pua.io.workers import PoolWatch, kill_workers
+from brahmic_pua.io.workers import PoolWatch
 from brahmic_pua.segment.arrow_count import pyarrow_importable
 from brahmic_pua.segment.counting import CorpusCounts, count_batches
 from brahmic_pua.trainer.corpus import SCAN_LABEL, Corpus, CorpusStats
@@ -69,19 +69,10 @@ def count_apart(
 
     pool = ProcessPoolExecutor(1, get_context("fork"), _inherit, (os.getpid(), count))
     watch = PoolWatch(pool, "the counting process", "the counting process's pool", MEMORY_ADVICE)
-    try:
-        with watch:
-            with signals_deferred():  # the child is forked at the submit
-                job: Future[tuple[CorpusCounts, CorpusStats, bool]] = pool.submit(_inherited)
-            counts, stats, usable = watch.result(job)
-    except BaseException as error:
-        died = watch.died(error)
-        kill_workers(pool)
-        if died is not None:
-            raise died from None
-        raise
-    finally:
-        watch.shutdown()
+    with watch:
+        with signals_deferred():  # the child is forked at the submit
+            job: Future[tuple[CorpusCounts, CorpusStats, bool]] = pool.submit(_inherited)
+        counts, stats, usable = watch.result(job)
     words.written(usable)
     return counts, stats
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from brahmic_pua.io.lines import Span, batched, plan_spans, read_lines
 from brahmic_pua.io.progress import Progress
-from brahmic_pua.io.workers import PoolWatch, kill_workers
+from brahmic_pua.io.workers import PoolWatch
 from brahmic_pua.normalize import Normalizer
 from brahmic_pua.segment.arrow_count import pyarrow_importable
 from brahmic_pua.segment.counting import MAX_PIECES, CorpusCounts, count_batches
@@ -114,26 +114,17 @@ def count_in_processes(
     pool = ProcessPoolExecutor(workers, get_context("fork"), die_with_parent, (os.getpid(),))
     watch = PoolWatch(pool, "a counting worker", "the pool of counting workers", MEMORY_ADVICE)
     jobs: list[Future[tuple[CorpusCounts, CorpusStats]]] = []
-    try:
-        with watch:
-            with signals_deferred():  # the workers are forked at the first submit
-                for group in plan_ranges(files, workers):
-                    lines, word_part = (None, words.part()) if words is not None else (part(), None)
-                    jobs.append(
-                        pool.submit(count_spans, group, normalize, policy, lines, arrow, word_part)
-                    )
-            found = reduce_in_order((watch.result(job) for job in jobs), files, progress, label)
-        if words is not None:
-            words.gather()
-        return found
-    except BaseException as error:
-        died = watch.died(error)
-        kill_workers(pool)  # not their futures cancelled: see kill_workers
-        if died is not None:
-            raise died from None
-        raise
-    finally:
-        watch.shutdown()
+    with watch:
+        with signals_deferred():  # the workers are forked at the first submit
+            for group in plan_ranges(files, workers):
+                lines, word_part = (None, words.part()) if words is not None else (part(), None)
+                jobs.append(
+                    pool.submit(count_spans, group, normalize, policy, lines, arrow, word_part)
+                )
+        found = reduce_in_order((watch.result(job) for job in jobs), files, progress, label)
+    if words is not None:
+        words.gather()
+    return found
 
 
 def reduce_in_order(
