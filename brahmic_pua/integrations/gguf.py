@@ -82,7 +82,7 @@ from brahmic_pua.model.model_proto import (
     UNUSED,
     USER_DEFINED,
     ModelProto,
-    model_type,
+    type_of,
 )
 from brahmic_pua.model.processor_types import StockProcessor
 from brahmic_pua.model.rule_check import rules_normalizer
@@ -187,7 +187,7 @@ def gguf_fields(model_data: bytes, *, raw_text: bool = False) -> dict[str, Value
     model, manifest, processor = loaded.message, loaded.manifest, loaded.processor
     special = _special_ids(processor)
     del loaded, processor  # freed before the lists: 1.5M pieces peaked at 817 MB, not 661
-    kind = model_type(model_data)
+    kind = type_of(model)
     scores = _checked_scores(model, kind, raw_text, manifest)
     spec = model.normalizer_spec
     fields: dict[str, Value] = {

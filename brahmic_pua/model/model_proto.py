@@ -125,6 +125,10 @@ MODEL_TYPES: tuple[str, ...] = tuple(
 
 
 def model_type(data: bytes) -> str:
-    """ "unigram", "bpe", "word" or "char"."""
-    spec = parse_model(data).trainer_spec
-    return str(model_pb2.TrainerSpec.ModelType.Name(spec.model_type)).lower()
+    """ "unigram", "bpe", "word" or "char", of a serialized model."""
+    return type_of(parse_model(data))
+
+
+def type_of(model: ModelProto) -> str:
+    """ "unigram", "bpe", "word" or "char", of a model already parsed."""
+    return str(model_pb2.TrainerSpec.ModelType.Name(model.trainer_spec.model_type)).lower()

@@ -44,7 +44,7 @@ from brahmic_pua.io.wording import counted
 from brahmic_pua.model.compile import compile_rules
 from brahmic_pua.model.display import DISABLED_PREFIX, KEPT_SPACE_PREFIX, mark_private_use
 from brahmic_pua.model.manifest import Manifest, read
-from brahmic_pua.model.model_proto import MANIFEST, NORMAL, UNUSED, USER_DEFINED, model_pb2
+from brahmic_pua.model.model_proto import MANIFEST, NORMAL, UNUSED, USER_DEFINED, type_of
 from brahmic_pua.model.rule_check import rules_normalizer
 from brahmic_pua.model.rules import rule_lines
 from brahmic_pua.orthography.charclass import STARTERS
@@ -98,7 +98,7 @@ def spell_in_text(data: bytes, source: str = "the model") -> TextSpelled:
             f"{source} is a plain SentencePiece model (no brahmic_pua manifest): its pieces are "
             "text already, use it as it is"
         )
-    kind = str(model_pb2.TrainerSpec.ModelType.Name(message.trainer_spec.model_type)).lower()
+    kind = type_of(message)
     if kind != "bpe":
         raise NotSpellable(
             f"{source} is a {kind} model: only a BPE model can be spelled in text (a Unigram "
