@@ -253,7 +253,7 @@ def parquet_lines(
     opened = _open(path, column)
     import pyarrow as pa
 
-    meta = opened.metadata
+    meta, leaf = opened.metadata, _leaf(opened, column)
     span = range(meta.num_row_groups) if groups is None else range(groups.first, groups.stop)
     before = sum(meta.row_group(group).num_rows for group in range(span.start))
     where = path if before == 0 else f"{path} (row group {span.start}, row {before + 1} on)"
@@ -261,7 +261,7 @@ def parquet_lines(
     try:
         for group in span:
             for batch in opened.iter_batches(
-                batch_size=_rows_per_batch(opened, dictionaries, column, group),
+                batch_size=_rows_per_batch(opened, dictionaries, leaf, group),
                 row_groups=[group],
                 columns=[column],
             ):
@@ -284,20 +284,16 @@ def _printable(error: BaseException) -> str:
     return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in one_line(error))
 
 
-def _footer_bytes(opened: Any, column: str, group: int) -> tuple[int, int]:
-    """The row group's rows and its column chunk's uncompressed bytes, as the footer says."""
-    chunk = opened.metadata.row_group(group)
-    return chunk.num_rows, chunk.column(_leaf(opened, column)).total_uncompressed_size
-
-
-def _rows_per_batch(opened: Any, dictionaries: _Dictionaries, column: str, group: int) -> int:
+def _rows_per_batch(opened: Any, dictionaries: _Dictionaries, leaf: int, group: int) -> int:
     """As many rows as make about BATCH_CHARS bytes (1 to BATCH_LINES), by the footer's bytes
-    per row, or by the longest value of the row group's dictionary where that is longer: a row
-    of a dictionary page is any of its values, however often the rows repeat it, where the
-    footer counts each value once (ten rows of one 39 MB value: 39 MB by the footer)."""
-    rows, size = _footer_bytes(opened, column, group)
-    per_row = size // max(rows, 1)
-    if opened.metadata.row_group(group).column(_leaf(opened, column)).has_dictionary_page:
+    per row (of the column chunk ``leaf``), or by the longest value of the row group's
+    dictionary where that is longer: a row of a dictionary page is any of its values, however
+    often the rows repeat it, where the footer counts each value once (ten rows of one 39 MB
+    value: 39 MB by the footer)."""
+    row_group = opened.metadata.row_group(group)
+    chunk = row_group.column(leaf)
+    per_row = int(chunk.total_uncompressed_size) // max(int(row_group.num_rows), 1)
+    if chunk.has_dictionary_page:
         per_row = max(per_row, dictionaries.longest(group))
     return max(1, min(BATCH_LINES, BATCH_CHARS // max(per_row, 1)))
 
