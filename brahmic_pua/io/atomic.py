@@ -127,27 +127,14 @@ def _through(path: str | Path) -> Iterator[BinaryIO]:
 @contextmanager
 def atomic_output(path: str | Path) -> Iterator[TextIO]:
     """A UTF-8 text stream (no newline translation; its ``.buffer`` takes bytes) that becomes
-    ``path`` only if the block finishes without error. On any error, KeyboardInterrupt and
-    SystemExit included, the temporary file is removed and ``path`` is left as it was. A
-    device or FIFO is written through instead (the module's docstring says why)."""
-    check_writable(path)
-    if writes_through(path):
-        with _through(path) as raw:
-            text = io.TextIOWrapper(raw, encoding="utf-8", newline="")
-            yield text
-            text.detach()
-        return
-    target = _replaced(path)
-    with _temporary_for(target) as (stream, temporary):
-        text = io.TextIOWrapper(stream, encoding="utf-8", newline="")
+    ``path`` only if the block finishes without error: :func:`atomic_path`'s file, opened.
+    On any error, KeyboardInterrupt and SystemExit included, the temporary file is removed and
+    ``path`` is left as it was. A device or FIFO is written through instead (the module's
+    docstring says why)."""
+    with atomic_path(path) as name, open(name, "wb") as raw:
+        text = io.TextIOWrapper(raw, encoding="utf-8", newline="")
         yield text
-        text.detach()  # flushes the text layer and leaves the file open for the fsync
-    try:
-        os.replace(temporary, target)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
-    _sync_directory(target.parent)
+        text.detach()  # flushes the text layer; the file is closed before the rename
 
 
 @contextmanager
