@@ -90,10 +90,10 @@ class Corpus:
 
     The scan also writes the lines as spm will train on them to a temporary file: spm reads a
     file with the GIL released (so the trainer's Python work can overlap it), where a
-    ``sentence_iterator`` takes the GIL back for every line. With ``words``, spm is to train on
-    the words the count hands to :attr:`word_file` instead (:mod:`~brahmic_pua.trainer.spm_words`),
-    and the line file is written only if the training needs lines after all
-    (:meth:`spm_input`).
+    ``sentence_iterator`` takes the GIL back for every line. After :meth:`write_words`, spm is
+    to train on the words the count hands to :attr:`word_file` instead
+    (:mod:`~brahmic_pua.trainer.spm_words`), and the line file is written only if the
+    training needs lines after all (:meth:`spm_input`).
 
     An input named ``*.parquet`` is read as the lines of its ``text_column``
     (:mod:`brahmic_pua.io.parquet`: the lines the column written to a text file would give);
@@ -109,7 +109,6 @@ class Corpus:
         first: bool = False,
         progress: bool = False,
         text_column: str | None = None,
-        words: bool = False,
     ) -> None:
         self.inputs = inputs
         self.text_column = text_column or DEFAULT_COLUMN
@@ -124,7 +123,7 @@ class Corpus:
         self._chosen: set[int] | None = None
         self._counted = False  # the lines counted and the sample chosen
         self._spm_parts: list[Path] = []
-        self._spm_lines_wanted = not words  # the scan writes spm's line file
+        self._spm_lines_wanted = True  # the scan writes spm's line file (or its words)
         #: The words with their counts, for spm, where the count hands them over (made once
         #: the inputs are checked: a refused input leaves no file behind).
         self.word_file: WordFile | None = None
@@ -138,8 +137,6 @@ class Corpus:
                 raise ValueError(not_a_file(name, "check the path in input="))
             if is_parquet(name):
                 check_column(name, self.text_column)
-        if words:
-            self.write_words()
 
     def write_words(self) -> None:
         """The scan is to hand its words to :attr:`word_file` for spm, not write spm's line file

@@ -254,7 +254,8 @@ def test_the_word_file_holds_the_words_spm_splits_the_lines_into(
 
     path = tmp_path_factory.mktemp("words") / "corpus.txt"
     path.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8", newline="")
-    corpus = Corpus([str(path)], None, normalizer("nfc"), words=True)
+    corpus = Corpus([str(path)], None, normalizer("nfc"))
+    corpus.write_words()
     try:
         with pytest.MonkeyPatch.context() as monkeypatch:
             monkeypatch.setenv(COUNT_ENV, count)
