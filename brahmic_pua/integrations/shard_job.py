@@ -47,9 +47,9 @@ class ShardJob:
     spans: tuple[Unit, ...]
     dtype: str
     eos_id: int
+    #: The run's settings, ``text_column`` among them where an input is Parquet (the column
+    #: read as lines).
     settings: Record
-    #: The column of a Parquet input read as lines (None: the default, ``text``).
-    text_column: str | None = None
 
 
 def encode_shard(processor: SentencePieceProcessor, job: ShardJob) -> Record:
@@ -66,7 +66,7 @@ def encode_shard(processor: SentencePieceProcessor, job: ShardJob) -> Record:
         stream = text.buffer
         stream.write(header(job.dtype, 0))
         for span in job.spans:
-            for batch in batched(unit_lines(span, job.text_column)):
+            for batch in batched(unit_lines(span, job.settings.get("text_column"))):
                 ids = id_array(job.dtype)
                 for row in processor.encode(batch):
                     ids.extend(row)

@@ -194,9 +194,8 @@ def _write(
 ) -> Record:
     """The shards still missing and the index, written under the directory's lock."""
     dtype, eos = settings["dtype"], settings["eos_id"]
-    column = settings.get("text_column")
     jobs = [
-        ShardJob(str(directory), f"shard_{n:05d}.npy", tuple(g), dtype, eos, settings, column)
+        ShardJob(str(directory), f"shard_{n:05d}.npy", tuple(g), dtype, eos, settings)
         for n, g in enumerate(groups)
     ]
     done, damaged = _finished(directory, settings, jobs)
