@@ -525,18 +525,8 @@ def test_decode_extra_options(
     model, texts = flag_cases[name]
     sp = stock.SentencePieceProcessor(model_file=model)
     ids = [sp.encode(t) for t in texts]
-    out = _ok(
-        "decode",
-        "--model",
-        model,
-        "--input_format",
-        "id",
-        "--extra_options",
-        steps,
-        input=_lines([" ".join(map(str, i)) for i in ids]),
-    )
     expected = [sp.decode(_spm_steps(i, steps, sp.bos_id(), sp.eos_id())) for i in ids]
-    assert out.splitlines() == expected
+    assert _decoded_ids(model, ids, steps) == expected
     if name == "plain":
         pieces = ["▁x ▁qq☃ " + " ".join(sp.encode(t, out_type=str)) for t in texts]
         out = _ok("decode", "--model", model, "--extra_options", steps, input=_lines(pieces))
@@ -551,6 +541,15 @@ def test_decode_extra_options(
         bos, eos = sp.id_to_piece(sp.bos_id()), sp.id_to_piece(sp.eos_id())
         assert out.splitlines() == [sp.decode(_spm_steps(r, steps, bos, eos)) for r in rows]
         assert (" ⁇ " in out) == ("unk" in steps)
+
+
+def _decoded_ids(model: str, ids: list[list[int]], steps: str) -> list[str]:
+    """``decode --input_format id --extra_options steps`` of rows of ids: its output lines."""
+    given = _lines([" ".join(map(str, row)) for row in ids])
+    out = _ok(
+        "decode", "--model", model, "--input_format", "id", "--extra_options", steps, input=given
+    )
+    return out.splitlines()
 
 
 def test_decode_skips_empty_pieces_as_spm_splits(plain_hindi_model: str) -> None:
@@ -578,17 +577,7 @@ def test_a_model_without_an_unknown_piece_decodes_as_stock(
     assert sp.unk_id() == -1
     texts = [*sample_held_out("te")[:4], "☃ x"]
     ids = [sp.encode(t) for t in texts]
-    out = _ok(
-        "decode",
-        "--model",
-        model,
-        "--input_format",
-        "id",
-        "--extra_options",
-        steps,
-        input=_lines([" ".join(map(str, i)) for i in ids]),
-    )
-    assert out.splitlines() == [sp.decode(i) for i in ids]
+    assert _decoded_ids(model, ids, steps) == [sp.decode(i) for i in ids]
     shown = SentencePieceProcessor(model_file=model)
     lines = [["xyzzy", *shown.encode(t, out_type=str), "qq☃"] for t in texts]
     given = _lines([" ".join(line) for line in lines])
