@@ -553,3 +553,15 @@ def child_states(pid: int) -> dict[int, str]:
         if int(parent) == pid:
             found[int(stat.parent.name)] = state
     return found
+
+
+def ended_by(signum: int) -> Callable[..., Any]:
+    """A stand-in for a count that ends its process by ``signum``, as the kernel (SIGKILL of
+    the out-of-memory killer) or a user would: for a test of a worker that dies."""
+
+    def count(*args: Any, **kwargs: Any) -> Any:
+        os.kill(os.getpid(), signum)
+        time.sleep(60)  # not reached: the signal ends the process
+        raise AssertionError(f"signal {signum} did not end the process")
+
+    return count

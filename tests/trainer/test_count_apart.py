@@ -8,12 +8,11 @@ import multiprocessing
 import os
 import signal
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import only_thread, sample
+from conftest import ended_by, only_thread, sample
 
 from brahmic_pua.io.workers import WorkerDied
 from brahmic_pua.normalize import normalizer
@@ -102,17 +101,6 @@ def test_an_error_in_the_child_is_the_same_one_line(
     assert not list(tmp_path.glob("m.*"))
 
 
-def _ended_by(signum: int) -> Any:
-    """A count that ends its process by ``signum`` (as the kernel or a user would)."""
-
-    def count(*args: Any) -> Any:
-        os.kill(os.getpid(), signum)
-        time.sleep(60)  # not reached: the signal ends the process
-        raise AssertionError("the signal did not end the counting process")
-
-    return count
-
-
 @pytest.mark.parametrize("sent", [signal.SIGKILL, signal.SIGTERM])
 def test_a_child_that_dies_is_one_error_and_leaves_nothing(
     corpus_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sent: signal.Signals
@@ -122,7 +110,7 @@ def test_a_child_that_dies_is_one_error_and_leaves_nothing(
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "temp"))
     (tmp_path / "temp").mkdir()
     monkeypatch.setattr(count_plan, "APART_MIN_BYTES", 0)
-    monkeypatch.setattr(apart, "count_here", _ended_by(sent))
+    monkeypatch.setattr(apart, "count_here", ended_by(sent))
     with pytest.raises(WorkerDied) as died:
         train_model(input=str(corpus_file), model_prefix=str(tmp_path / "m"), **OPTIONS)
     message = str(died.value)

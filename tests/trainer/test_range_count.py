@@ -9,12 +9,11 @@ import multiprocessing
 import os
 import signal
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import only_thread, sample
+from conftest import ended_by, only_thread, sample
 
 from brahmic_pua.io.workers import WorkerDied
 from brahmic_pua.trainer import count_plan, range_count, train_model
@@ -35,17 +34,6 @@ def corpus(tmp_path: Path) -> Path:
     return path
 
 
-def _ended_by(signum: int) -> Any:
-    """A count that ends its worker by ``signum`` (as the kernel or a user would)."""
-
-    def count(*args: Any, **kwargs: Any) -> Any:
-        os.kill(os.getpid(), signum)
-        time.sleep(60)  # not reached: the signal ends the worker
-        raise AssertionError("the signal did not end the worker")
-
-    return count
-
-
 @pytest.mark.parametrize("sent", [signal.SIGKILL, signal.SIGTERM])
 @pytest.mark.parametrize("words", [False, True], ids=["lines", "words"])
 def test_a_worker_that_dies_is_one_error_and_leaves_nothing(
@@ -61,7 +49,7 @@ def test_a_worker_that_dies_is_one_error_and_leaves_nothing(
     monkeypatch.setattr(tempfile, "tempdir", str(temp))
     monkeypatch.setattr(count_plan, "PARALLEL_MIN_BYTES", 0)
     monkeypatch.setattr(count_plan, "usable_cpus", lambda: 2)
-    monkeypatch.setattr(range_count, "count_batches", _ended_by(sent))
+    monkeypatch.setattr(range_count, "count_batches", ended_by(sent))
     options = {**OPTIONS, "model_type": "bpe" if words else "unigram"}
     with pytest.raises(WorkerDied) as died:
         train_model(input=str(corpus), model_prefix=str(tmp_path / "m"), **options)
